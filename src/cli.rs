@@ -1,0 +1,1 @@
+//! Command-line parsing (filled by the foundation change).

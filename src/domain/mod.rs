@@ -1,0 +1,13 @@
+//! Pure logic: no I/O, no clock, no randomness. Values in, values out.
+
+pub mod activity;
+pub mod chart;
+pub mod heart;
+pub mod measures;
+pub mod privacy;
+pub mod sleep;
+pub mod summary;
+pub mod time;
+pub mod trends;
+pub mod units;
+pub mod workouts;

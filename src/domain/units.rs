@@ -1,0 +1,1 @@
+//! TODO: filled by a later change.

@@ -1,0 +1,138 @@
+//! The one error type of the crate.
+//!
+//! Display messages are short, lowercase and never contain a secret: callers put names of things
+//! (an endpoint, an argument, a file) into variants, never token values or response bodies.
+
+use std::fmt;
+use std::io;
+
+/// Everything that can go wrong, grouped by what the user can do about it.
+#[derive(Debug)]
+pub enum Error {
+    /// The command line was wrong; exit code 2.
+    Usage(String),
+    /// A tool or command argument was invalid; names the argument.
+    InvalidArgument { name: String, message: String },
+    /// Local configuration is missing or wrong (client id, redirect URI, privacy mode, zone…).
+    Config(String),
+    /// A local file could not be read or written.
+    Io { context: String, source: io::Error },
+    /// A local file or upstream answer was not the JSON we expected.
+    Json { context: String, message: String },
+    /// No usable token: the user must run `withings-mcp auth` (again).
+    NeedsAuth(String),
+    /// Withings answered with a non-zero `status` that is not retried.
+    Api { endpoint: String, status: i64, kind: ApiKind, message: String },
+    /// Withings kept answering 601 (or HTTP 429) after the bounded backoff.
+    RateLimited { endpoint: String },
+    /// The network failed (refused, reset, timeout, DNS, TLS, non-JSON gateway page).
+    Transport { endpoint: String, message: String },
+    /// The command or feature is not available in this build or mode.
+    Unavailable(String),
+}
+
+/// The family of a Withings `status` code (see `withings::status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiKind {
+    /// 100–102, 200, 401: the access token was refused.
+    Auth,
+    /// Invalid parameters (a large documented range); on the token endpoint, a used or bad code.
+    InvalidParams,
+    /// 214, 277, 2553, 2555: a scope, plan or partner permission is missing.
+    Unauthorized,
+    /// 2554: no such service or action.
+    NotImplemented,
+    /// 522: the upstream timed out.
+    Timeout,
+    /// 524: bad state.
+    BadState,
+    /// "An error occurred" family, retried a few times before it surfaces.
+    Server,
+    /// Any other code.
+    Unknown,
+}
+
+/// `Result` with this crate's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Shorthand for an invalid argument error.
+    pub fn arg(name: &str, message: impl Into<String>) -> Error {
+        Error::InvalidArgument { name: name.to_string(), message: message.into() }
+    }
+
+    /// Shorthand for an I/O error with context (usually a path).
+    pub fn io(context: impl Into<String>, source: io::Error) -> Error {
+        Error::Io { context: context.into(), source }
+    }
+
+    /// Shorthand for a JSON decoding error with context.
+    pub fn json(context: impl Into<String>, message: impl fmt::Display) -> Error {
+        Error::Json { context: context.into(), message: message.to_string() }
+    }
+
+    /// The process exit code for this error: 2 for usage errors, 1 for everything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => 2,
+            _ => 1,
+        }
+    }
+
+    /// True when the error is a closed pipe, which a CLI treats as success (`… | head`).
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Usage(m) => write!(f, "{m}"),
+            Error::InvalidArgument { name, message } => {
+                write!(f, "invalid argument `{name}`: {message}")
+            }
+            Error::Config(m) => write!(f, "configuration: {m}"),
+            Error::Io { context, source } => write!(f, "{context}: {source}"),
+            Error::Json { context, message } => write!(f, "{context}: invalid JSON: {message}"),
+            Error::NeedsAuth(m) => write!(f, "{m}; run `withings-mcp auth` to connect your Withings account"),
+            Error::Api { endpoint, status, kind, message } => {
+                let family = match kind {
+                    ApiKind::Auth => "authentication failed",
+                    ApiKind::InvalidParams => "invalid parameters",
+                    ApiKind::Unauthorized => "not allowed (missing scope, plan or permission)",
+                    ApiKind::NotImplemented => "no such service or action",
+                    ApiKind::Timeout => "upstream timeout",
+                    ApiKind::BadState => "bad state",
+                    ApiKind::Server => "an error occurred upstream",
+                    ApiKind::Unknown => "unexpected status",
+                };
+                write!(f, "withings {endpoint}: status {status} ({family})")?;
+                match message.is_empty() {
+                    true => Ok(()),
+                    false => write!(f, ": {message}"),
+                }
+            }
+            Error::RateLimited { endpoint } => {
+                write!(f, "withings {endpoint}: rate limited (status 601); try again in a minute")
+            }
+            Error::Transport { endpoint, message } => write!(f, "withings {endpoint}: {message}"),
+            Error::Unavailable(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<lexopt::Error> for Error {
+    fn from(e: lexopt::Error) -> Error {
+        Error::Usage(e.to_string())
+    }
+}

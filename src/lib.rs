@@ -1,0 +1,20 @@
+//! withings-mcp: a local, synchronous MCP server and CLI for one person's Withings data.
+//!
+//! Layers, each importing only the ones below it (see README "Architecture"):
+//! `cli` → `commands`, `server` → `mcp` → `tools` → `domain`, `withings` → `store`.
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod commands;
+pub mod domain;
+pub mod error;
+pub mod mcp;
+pub mod server;
+pub mod store;
+pub mod tools;
+pub mod withings;
+
+pub use error::{Error, Result};
+
+/// The version printed by `--version` and sent as `serverInfo.version`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,285 @@
+//! Configuration: the environment first, then `~/.withings-mcp/config.json` (same key names).
+//!
+//! `Env` is a snapshot of the variables and `HOME`, taken once in `main`, so that everything below
+//! reads configuration from a value that tests can build by hand.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::{Error, Result};
+
+/// Default OAuth callback registered with the user's Withings app.
+pub const DEFAULT_REDIRECT_URI: &str = "http://127.0.0.1:3000/callback";
+/// Default scopes: measures, activity, sleep and heart all live under these two.
+pub const DEFAULT_SCOPES: &str = "user.activity user.metrics";
+/// Default Withings API base.
+pub const DEFAULT_API_URL: &str = "https://wbsapi.withings.net";
+/// Default Withings account (authorization) base.
+pub const DEFAULT_ACCOUNT_URL: &str = "https://account.withings.com";
+
+/// Every configuration key this program reads (CONTRACT §2), in documentation order.
+pub const KEYS: &[&str] = &[
+    "WITHINGS_CLIENT_ID",
+    "WITHINGS_CLIENT_SECRET",
+    "WITHINGS_REDIRECT_URI",
+    "WITHINGS_SCOPES",
+    "WITHINGS_PRIVACY_MODE",
+    "WITHINGS_TOKEN_PATH",
+    "WITHINGS_CACHE",
+    "WITHINGS_CACHE_PATH",
+    "WITHINGS_NO_CACHE",
+    "WITHINGS_API_URL",
+    "WITHINGS_ACCOUNT_URL",
+    "WITHINGS_TZ",
+    "WITHINGS_DEMO",
+    "WITHINGS_UNITS",
+    "WITHINGS_MCP_TRANSPORT",
+    "WITHINGS_MCP_HOST",
+    "WITHINGS_MCP_PORT",
+    "WITHINGS_AUTH_TIMEOUT",
+    "WITHINGS_NO_RETRY",
+];
+
+/// A snapshot of the process environment (or a hand-built one in tests).
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+}
+
+impl Env {
+    /// Reads the real process environment. Variables that are not valid UTF-8 are skipped.
+    pub fn from_process() -> Env {
+        Env {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+        }
+    }
+
+    /// Builds an environment from pairs, for tests.
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Env {
+        Env { vars: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
+    }
+
+    /// A variable's value; an empty value counts as unset.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
+    }
+
+    /// Sets a variable in this snapshot (used for global flags such as `--demo`).
+    pub fn set(&mut self, key: &str, value: &str) {
+        self.vars.insert(key.to_string(), value.to_string());
+    }
+
+    /// The user's home directory, from `HOME`.
+    pub fn home(&self) -> Result<PathBuf> {
+        match self.get("HOME") {
+            Some(h) => Ok(PathBuf::from(h)),
+            None => Err(Error::Config("HOME is not set; cannot locate ~/.withings-mcp".into())),
+        }
+    }
+
+    /// `~/.withings-mcp`.
+    pub fn state_dir(&self) -> Result<PathBuf> {
+        Ok(self.home()?.join(".withings-mcp"))
+    }
+
+    /// True when demo mode is on (`WITHINGS_DEMO=1` or `--demo`).
+    pub fn demo(&self) -> bool {
+        matches!(self.get("WITHINGS_DEMO"), Some("1" | "true" | "yes"))
+    }
+}
+
+/// Where a configuration value came from, for `doctor` and `connection_status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Env,
+    File,
+    Default,
+}
+
+impl Source {
+    /// A short lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Env => "environment",
+            Source::File => "config file",
+            Source::Default => "default",
+        }
+    }
+}
+
+/// Resolved configuration: each key's value and where it came from.
+#[derive(Debug, Clone)]
+pub struct Config {
+    values: BTreeMap<&'static str, (String, Source)>,
+    /// Path of the config file (whether or not it exists).
+    pub file: PathBuf,
+    /// True when the config file exists and was read.
+    pub file_found: bool,
+}
+
+impl Config {
+    /// Reads the environment, then the config file. A missing file is fine; a file that is not a
+    /// JSON object is an error that names the file (it is never overwritten silently).
+    pub fn load(env: &Env) -> Result<Config> {
+        let file = env.state_dir()?.join("config.json");
+        let (file_values, file_found) = read_file(&file)?;
+        let mut values = BTreeMap::new();
+        for &key in KEYS {
+            if let Some(v) = env.get(key) {
+                values.insert(key, (v.to_string(), Source::Env));
+            } else if let Some(v) = file_values.get(key) {
+                values.insert(key, (v.clone(), Source::File));
+            } else if let Some(d) = default_for(key) {
+                values.insert(key, (d.to_string(), Source::Default));
+            }
+        }
+        Ok(Config { values, file, file_found })
+    }
+
+    /// Builds a configuration from the environment alone (no file), for tests and demo mode.
+    pub fn from_env_only(env: &Env) -> Config {
+        let mut values = BTreeMap::new();
+        for &key in KEYS {
+            match (env.get(key), default_for(key)) {
+                (Some(v), _) => values.insert(key, (v.to_string(), Source::Env)),
+                (None, Some(d)) => values.insert(key, (d.to_string(), Source::Default)),
+                (None, None) => None,
+            };
+        }
+        Config { values, file: PathBuf::from("config.json"), file_found: false }
+    }
+
+    /// A key's value, if set anywhere (or defaulted).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.values.get(key).map(|(v, _)| v.as_str())
+    }
+
+    /// Where a key's value came from, or `None` when unset.
+    pub fn source(&self, key: &str) -> Option<Source> {
+        self.values.get(key).map(|(_, s)| *s)
+    }
+
+    /// A required key, or a configuration error that says how to set it.
+    pub fn require(&self, key: &str) -> Result<&str> {
+        match self.get(key) {
+            Some(v) => Ok(v),
+            None => Err(Error::Config(format!(
+                "{key} is not set; run `withings-mcp setup` or set the environment variable"
+            ))),
+        }
+    }
+
+    /// The token file path: `WITHINGS_TOKEN_PATH` or `~/.withings-mcp/tokens.json`.
+    pub fn token_path(&self, env: &Env) -> Result<PathBuf> {
+        match self.get("WITHINGS_TOKEN_PATH") {
+            Some(p) => Ok(expand_home(p, env)),
+            None => Ok(env.state_dir()?.join("tokens.json")),
+        }
+    }
+
+    /// API base URL without a trailing slash.
+    pub fn api_url(&self) -> &str {
+        self.get("WITHINGS_API_URL").unwrap_or(DEFAULT_API_URL).trim_end_matches('/')
+    }
+
+    /// Account base URL without a trailing slash.
+    pub fn account_url(&self) -> &str {
+        self.get("WITHINGS_ACCOUNT_URL").unwrap_or(DEFAULT_ACCOUNT_URL).trim_end_matches('/')
+    }
+
+    /// True unless `WITHINGS_NO_RETRY=1`.
+    pub fn retries_enabled(&self) -> bool {
+        !matches!(self.get("WITHINGS_NO_RETRY"), Some("1" | "true" | "yes"))
+    }
+}
+
+fn default_for(key: &str) -> Option<&'static str> {
+    match key {
+        "WITHINGS_REDIRECT_URI" => Some(DEFAULT_REDIRECT_URI),
+        "WITHINGS_SCOPES" => Some(DEFAULT_SCOPES),
+        "WITHINGS_PRIVACY_MODE" => Some("structured"),
+        "WITHINGS_API_URL" => Some(DEFAULT_API_URL),
+        "WITHINGS_ACCOUNT_URL" => Some(DEFAULT_ACCOUNT_URL),
+        "WITHINGS_UNITS" => Some("metric"),
+        "WITHINGS_MCP_TRANSPORT" => Some("stdio"),
+        "WITHINGS_MCP_HOST" => Some("127.0.0.1"),
+        "WITHINGS_MCP_PORT" => Some("3000"),
+        "WITHINGS_AUTH_TIMEOUT" => Some("300"),
+        _ => None,
+    }
+}
+
+/// `~/x` → `$HOME/x`; anything else unchanged.
+fn expand_home(p: &str, env: &Env) -> PathBuf {
+    match (p.strip_prefix("~/"), env.home()) {
+        (Some(rest), Ok(home)) => home.join(rest),
+        _ => PathBuf::from(p),
+    }
+}
+
+fn read_file(path: &Path) -> Result<(BTreeMap<String, String>, bool)> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((BTreeMap::new(), false)),
+        Err(e) => return Err(Error::io(path.display().to_string(), e)),
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| Error::json(path.display().to_string(), e))?;
+    let Value::Object(map) = value else {
+        return Err(Error::json(path.display().to_string(), "expected a JSON object"));
+    };
+    let mut out = BTreeMap::new();
+    for (k, v) in map {
+        let s = match v {
+            Value::String(s) => s,
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
+            _ => continue,
+        };
+        if !s.is_empty() {
+            out.insert(k, s);
+        }
+    }
+    Ok((out, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_wins_over_file_and_defaults_fill_the_rest() {
+        let dir = std::env::temp_dir().join(format!("wmcp-config-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".withings-mcp")).unwrap();
+        std::fs::write(
+            dir.join(".withings-mcp/config.json"),
+            r#"{"WITHINGS_CLIENT_ID":"file-id","WITHINGS_TZ":"Europe/Paris"}"#,
+        )
+        .unwrap();
+        let home = dir.to_str().unwrap();
+        let env = Env::from_pairs(&[("HOME", home), ("WITHINGS_CLIENT_ID", "env-id")]);
+        let c = Config::load(&env).unwrap();
+        assert_eq!(c.get("WITHINGS_CLIENT_ID"), Some("env-id"));
+        assert_eq!(c.source("WITHINGS_CLIENT_ID"), Some(Source::Env));
+        assert_eq!(c.get("WITHINGS_TZ"), Some("Europe/Paris"));
+        assert_eq!(c.source("WITHINGS_TZ"), Some(Source::File));
+        assert_eq!(c.get("WITHINGS_PRIVACY_MODE"), Some("structured"));
+        assert_eq!(c.source("WITHINGS_CLIENT_SECRET"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_config_file_that_is_not_an_object_is_an_error_naming_the_file() {
+        let dir = std::env::temp_dir().join(format!("wmcp-config-bad-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".withings-mcp")).unwrap();
+        std::fs::write(dir.join(".withings-mcp/config.json"), "[1,2").unwrap();
+        let env = Env::from_pairs(&[("HOME", dir.to_str().unwrap())]);
+        let err = Config::load(&env).unwrap_err().to_string();
+        assert!(err.contains("config.json"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

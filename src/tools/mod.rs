@@ -1,0 +1,119 @@
+//! The tool catalogue: each family file declares its tools (name, description, schemas,
+//! annotations, handler) and renders markdown and `structuredContent`. The MCP layer and the
+//! `call` command both go through `run`, so validation and defaults are the same everywhere.
+
+pub mod schema;
+
+use serde_json::{Map, Value};
+
+use crate::store::config::{Config, Env};
+use crate::{Error, Result};
+
+/// What a tool handler can see: the environment snapshot and the clock. Everything else
+/// (configuration, the Withings client, the zone) is derived from these on demand.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// Environment snapshot, including `HOME` and `WITHINGS_DEMO` as set by `--demo`.
+    pub env: Env,
+    /// "Now" as Unix seconds. Injected so that tests can fix the clock (`WITHINGS_MCP_NOW`).
+    pub now: i64,
+}
+
+impl Ctx {
+    /// The context of this process: the real environment and clock, unless `WITHINGS_MCP_NOW`
+    /// (Unix seconds) fixes the clock for reproducible runs.
+    pub fn from_env(env: Env) -> Ctx {
+        let now = env.get("WITHINGS_MCP_NOW").and_then(|s| s.parse::<i64>().ok()).unwrap_or_else(system_now);
+        Ctx { env, now }
+    }
+
+    /// True in demo mode.
+    pub fn demo(&self) -> bool {
+        self.env.demo()
+    }
+
+    /// Configuration from the environment and the config file.
+    pub fn config(&self) -> Result<Config> {
+        Config::load(&self.env)
+    }
+}
+
+fn system_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Hints for clients about what a tool does (MCP `ToolAnnotations`).
+#[derive(Debug, Clone, Copy)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+impl Annotations {
+    /// Reads local state only.
+    pub const LOCAL_READ: Annotations =
+        Annotations { read_only: true, destructive: false, idempotent: true, open_world: false };
+    /// Reads from Withings.
+    pub const REMOTE_READ: Annotations =
+        Annotations { read_only: true, destructive: false, idempotent: true, open_world: true };
+}
+
+/// The successful result of a tool: structured data, and the markdown a person reads.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// `structuredContent`; must match the tool's `output_schema`.
+    pub structured: Value,
+    /// Markdown rendering (used when `response_format` is `markdown`).
+    pub markdown: String,
+    /// Extra content blocks after the text (e.g. an SVG image and its embedded resource).
+    pub extra: Vec<Value>,
+}
+
+/// A tool's handler: takes validated arguments with defaults applied.
+pub type Handler = fn(&Ctx, &Map<String, Value>) -> Result<Output>;
+
+/// One tool in the catalogue.
+#[derive(Clone)]
+pub struct Tool {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    /// JSON Schema 2020-12 object schema with `additionalProperties: false`.
+    pub input_schema: Value,
+    /// JSON Schema of `structuredContent`.
+    pub output_schema: Value,
+    pub annotations: Annotations,
+    pub handler: Handler,
+}
+
+/// Every tool, in the order `tools/list` shows them.
+pub fn all() -> Vec<Tool> {
+    Vec::new()
+}
+
+/// Finds a tool by exact name.
+pub fn find(name: &str) -> Option<Tool> {
+    all().into_iter().find(|t| t.name == name)
+}
+
+/// Validates `args` against the tool's input schema, applies defaults, and runs it.
+/// Argument errors come back as `Error::InvalidArgument` naming the argument.
+pub fn run(ctx: &Ctx, tool: &Tool, args: &Value) -> Result<Output> {
+    let args = schema::validate_args(&tool.input_schema, args)?;
+    (tool.handler)(ctx, &args)
+}
+
+/// `response_format` from validated arguments (`markdown` unless `json`).
+pub fn wants_json(args: &Map<String, Value>) -> bool {
+    matches!(args.get("response_format").and_then(Value::as_str), Some("json"))
+}
+
+/// An error for a tool whose work belongs to a later change.
+pub fn not_yet(what: &str) -> Error {
+    Error::Unavailable(format!("{what} is not yet available in this build"))
+}

@@ -1,0 +1,10 @@
+//! Everything that talks to Withings: the transport seam, the client, signing and OAuth.
+//! Only this layer knows the Withings wire shapes; it hands plain values up.
+
+pub mod client;
+pub mod demo;
+pub mod http;
+pub mod oauth;
+pub mod sign;
+pub mod status;
+pub mod upstream;

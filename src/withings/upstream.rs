@@ -1,0 +1,27 @@
+//! The one seam between the Withings client and the outside world.
+//!
+//! `HttpUpstream` (in `http.rs`) sends real HTTP requests with ureq; `DemoUpstream` (in `demo.rs`)
+//! answers the same requests from a synthetic account in memory. Everything above this trait —
+//! status mapping, retries, token refresh, paging, decoding, privacy — is shared by both, so the
+//! demo exercises the real code paths.
+
+use crate::Result;
+
+/// One raw HTTP answer. The body is kept as text so that a gateway's HTML page or truncated JSON
+/// is classified by the client, in one place, for both real and demo upstreams.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The HTTP status code (Withings itself answers 200 and puts its status in the body).
+    pub http_status: u16,
+    /// Seconds from a `Retry-After` header, when present and numeric.
+    pub retry_after_secs: Option<u64>,
+    /// The response body as text.
+    pub body: String,
+}
+
+/// Sends one form-encoded POST to a Withings service path such as `/measure` or `/v2/oauth2`.
+pub trait Upstream {
+    /// `path` is relative to the API base URL; `bearer` is the access token for data calls.
+    /// Errors are transport failures only (refused, reset, timeout); any HTTP answer is a `Reply`.
+    fn post(&self, path: &str, form: &[(&str, String)], bearer: Option<&str>) -> Result<Reply>;
+}

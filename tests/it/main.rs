@@ -1,0 +1,1 @@
+//! End-to-end tests of the real binary. One test crate; one module per user-facing area.
