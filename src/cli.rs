@@ -1,1 +1,450 @@
-//! Command-line parsing (filled by the foundation change).
+//! Command-line parsing with lexopt into plain structs. Parsing only records what the user typed;
+//! `main` resolves it against the environment and configuration.
+
+use std::ffi::OsString;
+
+use lexopt::prelude::*;
+
+use crate::{Error, Result};
+
+/// What the user asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// stdio server (no command, or `serve`), or HTTP with `--http`.
+    Serve(ServeOpts),
+    Setup(SetupOpts),
+    Auth(AuthOpts),
+    Doctor(DoctorOpts),
+    Call(CallOpts),
+    Tools,
+    Chart(ChartOpts),
+    /// `--help`, `help`, `help COMMAND`, `COMMAND --help`: the text to print.
+    Help(&'static str),
+    Version,
+}
+
+/// The parsed command line: the command plus global flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Args {
+    pub command: Command,
+    /// `--demo` anywhere on the line.
+    pub demo: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServeOpts {
+    pub http: bool,
+    pub host: Option<String>,
+    pub port: Option<u16>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SetupOpts {
+    pub client: Option<String>,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub redirect_uri: Option<String>,
+    pub privacy_mode: Option<String>,
+    pub non_interactive: bool,
+    pub no_auth: bool,
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthOpts {
+    pub no_open: bool,
+    pub json: bool,
+    pub timeout_secs: Option<u64>,
+    /// A pasted authorization code or the full redirect URL.
+    pub code: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DoctorOpts {
+    pub json: bool,
+    pub strict: bool,
+    pub client: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallOpts {
+    pub tool: String,
+    /// The arguments as JSON text; `None` means `{}`.
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChartOpts {
+    pub metric: String,
+    pub out: Option<String>,
+    pub after: Option<String>,
+    pub before: Option<String>,
+    pub units: Option<String>,
+}
+
+/// Parses `std::env::args_os()`.
+pub fn parse_env() -> Result<Args> {
+    parse(lexopt::Parser::from_env())
+}
+
+/// Parses a list of arguments (without the program name), for tests.
+pub fn parse_from<I, S>(args: I) -> Result<Args>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    parse(lexopt::Parser::from_args(args))
+}
+
+fn parse(mut p: lexopt::Parser) -> Result<Args> {
+    let mut demo = false;
+    let mut serve = ServeOpts::default();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("demo") => demo = true,
+            Short('h') | Long("help") => return Ok(Args { command: Command::Help(HELP), demo }),
+            Short('V') | Long("version") => return Ok(Args { command: Command::Version, demo }),
+            Long("http") => serve.http = true,
+            Long("host") => serve.host = Some(p.value()?.string()?),
+            Long("port") => serve.port = Some(parse_port(&p.value()?.string()?)?),
+            Value(v) => {
+                let name = v.string()?;
+                let command = match name.as_str() {
+                    "serve" => serve_opts(&mut p, &mut demo, serve)?,
+                    "setup" => setup(&mut p, &mut demo)?,
+                    "auth" => auth(&mut p, &mut demo)?,
+                    "doctor" | "status" => doctor(&mut p, &mut demo)?,
+                    "call" => call(&mut p, &mut demo)?,
+                    "tools" => simple(&mut p, &mut demo, Command::Tools, TOOLS_HELP)?,
+                    "chart" => chart(&mut p, &mut demo)?,
+                    "help" => help_topic(&mut p)?,
+                    "version" => simple(&mut p, &mut demo, Command::Version, HELP)?,
+                    other => {
+                        return Err(Error::Usage(format!(
+                            "unknown command `{other}`; run `withings-mcp --help` for the list"
+                        )));
+                    }
+                };
+                return Ok(Args { command, demo });
+            }
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    Ok(Args { command: Command::Serve(serve), demo })
+}
+
+fn serve_opts(p: &mut lexopt::Parser, demo: &mut bool, mut o: ServeOpts) -> Result<Command> {
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("demo") => *demo = true,
+            Long("http") => o.http = true,
+            Long("host") => o.host = Some(p.value()?.string()?),
+            Long("port") => o.port = Some(parse_port(&p.value()?.string()?)?),
+            Short('h') | Long("help") => return Ok(Command::Help(SERVE_HELP)),
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    if !o.http && (o.host.is_some() || o.port.is_some()) {
+        return Err(Error::Usage("--host and --port only apply with --http".into()));
+    }
+    Ok(Command::Serve(o))
+}
+
+fn setup(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+    let mut o = SetupOpts::default();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("demo") => *demo = true,
+            Long("client") => o.client = Some(p.value()?.string()?),
+            Long("client-id") => o.client_id = Some(p.value()?.string()?),
+            Long("client-secret") => o.client_secret = Some(p.value()?.string()?),
+            Long("redirect-uri") => o.redirect_uri = Some(p.value()?.string()?),
+            Long("privacy-mode") => o.privacy_mode = Some(p.value()?.string()?),
+            Long("non-interactive") => o.non_interactive = true,
+            Long("no-auth") => o.no_auth = true,
+            Long("json") => o.json = true,
+            Short('h') | Long("help") => return Ok(Command::Help(SETUP_HELP)),
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    Ok(Command::Setup(o))
+}
+
+fn auth(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+    let mut o = AuthOpts::default();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("demo") => *demo = true,
+            Long("no-open") => o.no_open = true,
+            Long("json") => o.json = true,
+            Long("timeout") => {
+                let v = p.value()?.string()?;
+                let secs = v.parse::<u64>().ok().filter(|s| (1..=86_400).contains(s));
+                o.timeout_secs = Some(secs.ok_or_else(|| {
+                    Error::Usage(format!("--timeout: expected seconds between 1 and 86400, got `{v}`"))
+                })?);
+            }
+            Long("code") => o.code = Some(p.value()?.string()?),
+            Short('h') | Long("help") => return Ok(Command::Help(AUTH_HELP)),
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    Ok(Command::Auth(o))
+}
+
+fn doctor(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+    let mut o = DoctorOpts::default();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("demo") => *demo = true,
+            Long("json") => o.json = true,
+            Long("strict") => o.strict = true,
+            Long("client") => o.client = Some(p.value()?.string()?),
+            Short('h') | Long("help") => return Ok(Command::Help(DOCTOR_HELP)),
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    Ok(Command::Doctor(o))
+}
+
+fn call(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+    let mut o = CallOpts::default();
+    let mut tool = None;
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("demo") => *demo = true,
+            Long("json") => o.json = Some(p.value()?.string()?),
+            Short('h') | Long("help") => return Ok(Command::Help(CALL_HELP)),
+            Value(v) if tool.is_none() => tool = Some(v.string()?),
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    o.tool = tool
+        .ok_or_else(|| Error::Usage("call: missing TOOL; run `withings-mcp tools` for the names".into()))?;
+    Ok(Command::Call(o))
+}
+
+fn chart(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+    let mut o = ChartOpts::default();
+    let mut metric = None;
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("demo") => *demo = true,
+            Long("out") | Short('o') => o.out = Some(p.value()?.string()?),
+            Long("after") => o.after = Some(p.value()?.string()?),
+            Long("before") => o.before = Some(p.value()?.string()?),
+            Long("units") => o.units = Some(p.value()?.string()?),
+            Short('h') | Long("help") => return Ok(Command::Help(CHART_HELP)),
+            Value(v) if metric.is_none() => metric = Some(v.string()?),
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    o.metric = metric.ok_or_else(|| Error::Usage("chart: missing METRIC (e.g. weight)".into()))?;
+    Ok(Command::Chart(o))
+}
+
+fn simple(p: &mut lexopt::Parser, demo: &mut bool, command: Command, help: &'static str) -> Result<Command> {
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("demo") => *demo = true,
+            Short('h') | Long("help") => return Ok(Command::Help(help)),
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    Ok(command)
+}
+
+fn help_topic(p: &mut lexopt::Parser) -> Result<Command> {
+    let topic = match p.next()? {
+        Some(Value(v)) => v.string()?,
+        Some(other) => return Err(other.unexpected().into()),
+        None => return Ok(Command::Help(HELP)),
+    };
+    let text = match topic.as_str() {
+        "serve" => SERVE_HELP,
+        "setup" => SETUP_HELP,
+        "auth" => AUTH_HELP,
+        "doctor" | "status" => DOCTOR_HELP,
+        "call" => CALL_HELP,
+        "tools" => TOOLS_HELP,
+        "chart" => CHART_HELP,
+        other => return Err(Error::Usage(format!("help: unknown command `{other}`"))),
+    };
+    Ok(Command::Help(text))
+}
+
+fn parse_port(s: &str) -> Result<u16> {
+    s.parse::<u16>().map_err(|_| Error::Usage(format!("--port: expected a port number 0-65535, got `{s}`")))
+}
+
+pub const HELP: &str = "\
+withings-mcp — your own Withings data for AI agents, over MCP or from the shell
+
+Usage: withings-mcp [--demo] [COMMAND] [OPTIONS]
+
+Commands:
+  (none), serve        stdio MCP server (newline-delimited JSON-RPC); `--http` for loopback HTTP
+  setup                write ~/.withings-mcp/config.json, wire an MCP client, then authorize
+  auth                 connect your Withings account (OAuth, local callback or pasted code)
+  doctor               local readiness checks, no network (alias: status)
+  call TOOL            run one tool as tools/call would; prints its structuredContent JSON
+  tools                list the tool names, one a line
+  chart METRIC         write an SVG trend chart
+  help [COMMAND]       this text, or a command's
+
+Global options:
+  --demo               use the built-in synthetic Withings account (no credentials, no network)
+  -h, --help           print help
+  -V, --version        print the version
+
+Exit codes: 0 success, 1 runtime/API/auth failure or a tool error, 2 usage error.
+Configuration: WITHINGS_* environment variables, then ~/.withings-mcp/config.json (see README).
+";
+
+pub const SERVE_HELP: &str = "\
+Usage: withings-mcp serve [--http [--host H] [--port P]] [--demo]
+
+Serves MCP. Without --http: stdio, one JSON-RPC message per line; exits 0 on stdin EOF.
+With --http: stateless Streamable HTTP on a loopback address (POST /mcp, GET /health).
+
+Options:
+  --http               serve HTTP instead of stdio (also WITHINGS_MCP_TRANSPORT=http)
+  --host H             loopback host to bind (default 127.0.0.1; WITHINGS_MCP_HOST); others are refused
+  --port P             port (default 3000; WITHINGS_MCP_PORT; 0 picks a free port)
+";
+
+pub const SETUP_HELP: &str = "\
+Usage: withings-mcp setup [OPTIONS]
+
+Writes ~/.withings-mcp/config.json (directory 0700, file 0600, atomic), optionally wires an MCP
+client, then runs `auth` unless --no-auth. Interactive when stdin is a terminal.
+
+Options:
+  --client C           claude, cursor, hermes or generic: merge a `withings` server entry
+  --client-id X        your Withings app's client id
+  --client-secret X    your Withings app's client secret (prefer the interactive prompt)
+  --redirect-uri URL   the callback registered with your app (default http://127.0.0.1:3000/callback)
+  --privacy-mode M     summary, structured (default) or raw
+  --non-interactive    never prompt; take values from flags and the environment
+  --no-auth            do not run `auth` afterwards
+  --json               print the result as one JSON object
+";
+
+pub const AUTH_HELP: &str = "\
+Usage: withings-mcp auth [--no-open] [--json] [--timeout SECS] [--code CODE_OR_URL]
+
+Connects your Withings account. Opens the authorization page and waits (one-shot) for the
+callback on the redirect URI's loopback host and port; exchanges the code at once.
+
+Options:
+  --no-open            do not open a browser; print the authorization URL alone on stderr
+  --json               print the final result as one JSON object on stdout
+  --timeout SECS       how long to wait for the callback (default 300; WITHINGS_AUTH_TIMEOUT)
+  --code CODE_OR_URL   exchange a pasted code or full redirect URL instead (headless hosts)
+";
+
+pub const DOCTOR_HELP: &str = "\
+Usage: withings-mcp doctor [--json] [--strict] [--client C]
+
+Local readiness checks (configuration, file permissions, tokens, scopes); no network.
+
+Options:
+  --json               one JSON object with `ready` and a list of checks with stable ids
+  --strict             exit 1 when not ready
+  --client C           also check that client's MCP wiring (claude, cursor, hermes, generic)
+";
+
+pub const CALL_HELP: &str = "\
+Usage: withings-mcp call TOOL [--json '{...}'] [--demo]
+
+Runs one tool exactly as MCP tools/call would (same validation and defaults) and prints its
+structuredContent as JSON on stdout. Exit 1 when the result is an error, 2 on bad usage.
+
+Example: withings-mcp --demo call withings_list_body_measures --json '{\"limit\":5}'
+";
+
+pub const TOOLS_HELP: &str = "\
+Usage: withings-mcp tools
+
+Prints the tool names, one a line.
+";
+
+pub const CHART_HELP: &str = "\
+Usage: withings-mcp chart METRIC [--out FILE.svg] [--after D] [--before D] [--units U] [--demo]
+
+Writes an SVG trend chart of METRIC (weight, fat_ratio, fat_mass, muscle_mass, resting_hr,
+systolic, diastolic, sleep_duration, sleep_score, steps) to FILE or stdout.
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(args: &[&str]) -> Args {
+        parse_from(args.iter().copied()).unwrap()
+    }
+
+    #[test]
+    fn commands_and_global_demo_parse() {
+        assert_eq!(ok(&[]).command, Command::Serve(ServeOpts::default()));
+        assert!(matches!(
+            ok(&["--http", "--port", "0"]).command,
+            Command::Serve(ServeOpts { http: true, port: Some(0), .. })
+        ));
+        assert!(matches!(
+            ok(&["serve", "--http", "--host", "::1"]).command,
+            Command::Serve(ServeOpts { http: true, .. })
+        ));
+        let a = ok(&["--demo", "call", "withings_capabilities"]);
+        assert!(a.demo);
+        let b = ok(&["call", "withings_capabilities", "--demo", "--json", "{}"]);
+        assert!(b.demo);
+        assert_eq!(
+            b.command,
+            Command::Call(CallOpts { tool: "withings_capabilities".into(), json: Some("{}".into()) })
+        );
+        assert_eq!(ok(&["tools"]).command, Command::Tools);
+        assert_eq!(ok(&["--version"]).command, Command::Version);
+        assert_eq!(
+            ok(&["status", "--json"]).command,
+            Command::Doctor(DoctorOpts { json: true, ..Default::default() })
+        );
+        assert!(matches!(
+            ok(&["auth", "--timeout", "5", "--no-open"]).command,
+            Command::Auth(AuthOpts { timeout_secs: Some(5), no_open: true, .. })
+        ));
+        assert!(matches!(
+            ok(&["chart", "weight", "--out", "w.svg"]).command,
+            Command::Chart(ChartOpts { .. })
+        ));
+    }
+
+    #[test]
+    fn every_command_has_help() {
+        for cmd in ["setup", "auth", "doctor", "call", "tools", "chart"] {
+            assert!(matches!(ok(&[cmd, "--help"]).command, Command::Help(_)), "{cmd}");
+            assert!(matches!(ok(&["help", cmd]).command, Command::Help(_)), "{cmd}");
+        }
+        assert_eq!(ok(&["serve", "--help"]).command, Command::Help(SERVE_HELP));
+    }
+
+    #[test]
+    fn usage_errors_exit_2() {
+        let cases: &[&[&str]] = &[
+            &["bogus"],
+            &["--bogus"],
+            &["call"],
+            &["call", "a", "b"],
+            &["auth", "--timeout", "x"],
+            &["--port", "99999"],
+            &["serve", "--port", "3000"],
+            &["doctor", "--client"],
+            &["chart"],
+            &["help", "nope"],
+        ];
+        for args in cases {
+            let err = parse_from(args.iter().copied()).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{args:?}: {err}");
+        }
+    }
+}
