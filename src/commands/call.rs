@@ -1,15 +1,52 @@
 //! `withings-mcp call TOOL --json '{…}'` and `withings-mcp tools`.
+//!
+//! `call` goes through `tools::run`, the same validation and defaults as MCP `tools/call`.
 
-use crate::Result;
+use std::io::Write;
+
+use serde_json::Value;
+
 use crate::cli::CallOpts;
-use crate::tools::Ctx;
+use crate::mcp::dispatch;
+use crate::tools::{self, Ctx};
+use crate::{Error, Result};
 
-/// Runs one tool as `tools/call` would and prints its `structuredContent`.
-pub fn run(_ctx: &Ctx, _opts: &CallOpts) -> Result<u8> {
-    Err(crate::tools::not_yet("`call`"))
+/// Runs one tool and prints its `structuredContent` as JSON. On a tool error, prints
+/// `{"error": {kind, message, argument?}}` on stdout, the message on stderr, and returns 1.
+pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
+    let Some(tool) = tools::find(&opts.tool) else {
+        return Err(Error::Usage(format!("unknown tool `{}`; run `withings-mcp tools` for the names", opts.tool)));
+    };
+    let args: Value = match &opts.json {
+        None => Value::Object(Default::default()),
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| Error::Usage(format!("--json: not valid JSON: {e}")))?,
+    };
+    let (value, code) = match tools::run(ctx, &tool, &args) {
+        Ok(out) => (dispatch::with_demo_flag(ctx, out.structured), 0),
+        Err(e) => {
+            eprintln!("withings-mcp: {e}");
+            (dispatch::error_json(&e), 1)
+        }
+    };
+    let text = serde_json::to_string_pretty(&value).map_err(|e| Error::json("tool output", e))?;
+    print_line(&text)?;
+    Ok(code)
 }
 
 /// Prints the tool names, one a line.
 pub fn list_tools(_ctx: &Ctx) -> Result<u8> {
-    Ok(0)
+    let names: Vec<&str> = tools::all().iter().map(|t| t.name).collect();
+    match names.is_empty() {
+        true => Ok(0),
+        false => print_line(&names.join("\n")).map(|()| 0),
+    }
+}
+
+fn print_line(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io("stdout", e))
 }

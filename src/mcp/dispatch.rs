@@ -1,1 +1,529 @@
-//! TODO: filled by the foundation change.
+//! Method dispatch for both protocol eras on one server.
+//!
+//! Handshake era (2024-11-05 … 2025-11-25): `initialize` negotiates a version for the session;
+//! on stdio nothing but `ping` is served before it. Stateless era (2026-07-28): any request whose
+//! `params._meta` names that version is served on its own, on any transport, without
+//! `initialize`; results carry `resultType`, and list/read/discover results `ttlMs`/`cacheScope`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::mcp::jsonrpc::{self, Message, RpcError};
+use crate::tools::{self, Ctx, Output, prompts, resources};
+use crate::{Error, VERSION};
+
+/// The default (latest handshake-era) protocol version.
+pub const LATEST: &str = "2025-11-25";
+/// Handshake-era versions we speak, newest first.
+pub const HANDSHAKE_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The stateless-era version.
+pub const STATELESS: &str = "2026-07-28";
+/// `_meta` keys of the stateless era.
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+const INSTRUCTIONS: &str = "Reads the user's own Withings data (body composition, sleep, activity, workouts, heart). \
+Start with withings_connection_status, then withings_daily_summary or withings_weekly_summary; use the \
+list tools for detail and withings_trends to tell a real change from noise. Dates are civil days in the \
+user's time zone.";
+
+/// Where messages come from: stdio keeps a session; HTTP is stateless per request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    Http,
+}
+
+/// Per-connection protocol state plus the tool context.
+pub struct Engine {
+    ctx: Ctx,
+    transport: Transport,
+    /// The version agreed by `initialize` (stdio), or taken from the HTTP header.
+    negotiated: Option<&'static str>,
+    log_level: &'static str,
+}
+
+/// The era a single request is served in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Era {
+    Handshake,
+    Stateless,
+}
+
+impl Engine {
+    /// A stdio session: nothing is served before `initialize` except `ping` and stateless requests.
+    pub fn stdio(ctx: Ctx) -> Engine {
+        Engine { ctx, transport: Transport::Stdio, negotiated: None, log_level: "info" }
+    }
+
+    /// One HTTP request: `version` is the validated `MCP-Protocol-Version` header (absent means
+    /// 2025-03-26, as the transport specifies).
+    pub fn http(ctx: Ctx, version: Option<&str>) -> Engine {
+        let negotiated = HANDSHAKE_VERSIONS.iter().copied().find(|v| Some(*v) == version).or(Some("2025-03-26"));
+        Engine { ctx, transport: Transport::Http, negotiated, log_level: "info" }
+    }
+
+    /// The tool context (for transports that need configuration).
+    pub fn ctx(&self) -> &Ctx {
+        &self.ctx
+    }
+
+    /// Handles one raw message (a stdio line or an HTTP body) and returns the reply text, if any.
+    pub fn handle_bytes(&mut self, bytes: &[u8]) -> Option<String> {
+        let reply = match parse(bytes) {
+            Ok(v) => self.handle_value(v),
+            Err(e) => Some(jsonrpc::error(Value::Null, e)),
+        };
+        reply.map(|v| v.to_string())
+    }
+
+    /// Handles one decoded message or batch.
+    pub fn handle_value(&mut self, v: Value) -> Option<Value> {
+        match v {
+            Value::Array(items) => self.handle_batch(items),
+            single => self.handle_message(single),
+        }
+    }
+
+    fn handle_batch(&mut self, items: Vec<Value>) -> Option<Value> {
+        if self.negotiated != Some("2025-03-26") {
+            let version = self.negotiated.unwrap_or("(none yet)");
+            let e = RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                format!("invalid request: JSON-RPC batches are only allowed in protocol version 2025-03-26, not {version}"),
+            );
+            return Some(jsonrpc::error(Value::Null, e));
+        }
+        if items.is_empty() {
+            let e = RpcError::new(jsonrpc::INVALID_REQUEST, "invalid request: empty batch");
+            return Some(jsonrpc::error(Value::Null, e));
+        }
+        let replies: Vec<Value> = items
+            .into_iter()
+            .filter_map(|item| {
+                if item.get("method").and_then(Value::as_str) == Some("initialize") {
+                    let id = item.get("id").cloned().unwrap_or(Value::Null);
+                    let e = RpcError::new(jsonrpc::INVALID_REQUEST, "invalid request: initialize must not be part of a batch");
+                    return Some(jsonrpc::error(id, e));
+                }
+                self.handle_message(item)
+            })
+            .collect();
+        match replies.is_empty() {
+            true => None,
+            false => Some(Value::Array(replies)),
+        }
+    }
+
+    /// Handles one message; `None` for notifications and client responses.
+    pub fn handle_message(&mut self, v: Value) -> Option<Value> {
+        match jsonrpc::classify(v) {
+            Err((id, e)) => Some(jsonrpc::error(id, e)),
+            Ok(Message::Notification { .. } | Message::Response) => None,
+            Ok(Message::Request { id, method, params }) => Some(match self.request(&method, &params) {
+                Ok(result) => jsonrpc::result(id, result),
+                Err(e) => jsonrpc::error(id, e),
+            }),
+        }
+    }
+
+    fn request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        let era = era_of(params)?;
+        if era == Era::Handshake {
+            return self.handshake_request(method, params);
+        }
+        let mut result = match method {
+            "server/discover" => discover(),
+            // Removed in 2026-07-28: the log level travels in `_meta` and liveness is the transport's.
+            "ping" | "logging/setLevel" | "initialize" => {
+                return Err(RpcError::new(
+                    jsonrpc::METHOD_NOT_FOUND,
+                    format!("method not found: `{method}` does not exist in protocol version {STATELESS}"),
+                ));
+            }
+            _ => self.method(method, params, Era::Stateless)?,
+        };
+        if let Some(obj) = result.as_object_mut() {
+            obj.insert("resultType".into(), json!("complete"));
+            let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert(META_SERVER_INFO.into(), server_info());
+            }
+            if let Some((ttl, scope)) = cache_hint(method, params) {
+                obj.insert("ttlMs".into(), json!(ttl));
+                obj.insert("cacheScope".into(), json!(scope));
+            }
+        }
+        Ok(result)
+    }
+
+    fn handshake_request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        match method {
+            "initialize" => return Ok(self.initialize(params)),
+            "ping" => return Ok(json!({})),
+            // A dual-era client probes with `server/discover`; it must hear a prompt error to
+            // fall back to `initialize` (answering it would be fine too, but it needs `_meta`).
+            "server/discover" => return Ok(discover()),
+            _ => {}
+        }
+        if self.transport == Transport::Stdio && self.negotiated.is_none() {
+            return Err(RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                format!("invalid request: `{method}` before `initialize`; send initialize first"),
+            ));
+        }
+        match method {
+            "logging/setLevel" => {
+                let level = params.get("level").and_then(Value::as_str).unwrap_or("");
+                match LEVELS.iter().find(|l| **l == level) {
+                    Some(l) => {
+                        self.log_level = l;
+                        Ok(json!({}))
+                    }
+                    None => Err(RpcError::invalid_params(format!(
+                        "invalid params: `level` must be one of {}, got `{level}`",
+                        LEVELS.join(", ")
+                    ))),
+                }
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                require_str(params, "uri")?;
+                Ok(json!({}))
+            }
+            _ => self.method(method, params, Era::Handshake),
+        }
+    }
+
+    fn initialize(&mut self, params: &Map<String, Value>) -> Value {
+        let asked = params.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
+        // Echo a version we speak; counter-offer the latest for anything else (never an error).
+        let version = HANDSHAKE_VERSIONS.iter().copied().find(|v| *v == asked).unwrap_or(LATEST);
+        self.negotiated = Some(version);
+        json!({
+            "protocolVersion": version,
+            "capabilities": capabilities(version),
+            "serverInfo": server_info(),
+            "instructions": INSTRUCTIONS,
+        })
+    }
+
+    /// Methods common to both eras.
+    fn method(&mut self, method: &str, params: &Map<String, Value>, era: Era) -> Result<Value, RpcError> {
+        match method {
+            "tools/list" => {
+                check_cursor(params)?;
+                let tools: Vec<Value> = tools::all().iter().map(tool_json).collect();
+                Ok(json!({"tools": tools}))
+            }
+            "tools/call" => self.call_tool(params),
+            "prompts/list" => {
+                check_cursor(params)?;
+                Ok(json!({"prompts": prompts::all().iter().map(prompt_json).collect::<Vec<_>>()}))
+            }
+            "prompts/get" => get_prompt(params),
+            "resources/list" => {
+                check_cursor(params)?;
+                Ok(json!({"resources": resources::all().iter().map(resource_json).collect::<Vec<_>>()}))
+            }
+            "resources/templates/list" => {
+                check_cursor(params)?;
+                Ok(json!({"resourceTemplates": []}))
+            }
+            "resources/read" => self.read_resource(params, era),
+            "completion/complete" => complete(params),
+            _ => Err(RpcError::new(jsonrpc::METHOD_NOT_FOUND, format!("method not found: `{method}`"))),
+        }
+    }
+
+    fn call_tool(&mut self, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        let name = require_str(params, "name")?;
+        let Some(tool) = tools::find(name) else {
+            return Err(RpcError::invalid_params(format!("Unknown tool: {name}")));
+        };
+        let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+        Ok(tool_result(&self.ctx, &tool, &args))
+    }
+
+    fn read_resource(&mut self, params: &Map<String, Value>, era: Era) -> Result<Value, RpcError> {
+        let uri = require_str(params, "uri")?;
+        let Some(res) = resources::all().into_iter().find(|r| r.uri == uri) else {
+            let code = match era {
+                Era::Handshake => jsonrpc::RESOURCE_NOT_FOUND,
+                Era::Stateless => jsonrpc::INVALID_PARAMS,
+            };
+            return Err(RpcError::new(code, format!("resource not found: {uri}")).with_data(json!({"uri": uri})));
+        };
+        let Some(tool) = tools::find(res.tool) else {
+            return Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("resource {uri} is not available in this build")));
+        };
+        let args = (res.args)();
+        match tools::run(&self.ctx, &tool, &args) {
+            Ok(out) => {
+                let body = with_demo_flag(&self.ctx, out.structured);
+                let text = serde_json::to_string_pretty(&body).unwrap_or_default();
+                Ok(json!({"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}))
+            }
+            Err(e) => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("reading {uri} failed: {e}"))),
+        }
+    }
+}
+
+/// Runs a tool and shapes the MCP `CallToolResult`: structured content plus text (markdown or
+/// JSON as asked); any error becomes `isError` with a message that names the problem.
+pub fn tool_result(ctx: &Ctx, tool: &tools::Tool, args: &Value) -> Value {
+    match tools::run(ctx, tool, args) {
+        Ok(out) => success_result(ctx, args, out),
+        Err(e) => error_result(&e),
+    }
+}
+
+fn success_result(ctx: &Ctx, args: &Value, out: Output) -> Value {
+    let structured = with_demo_flag(ctx, out.structured);
+    let json_text = args.get("response_format").and_then(Value::as_str) == Some("json");
+    let text = match json_text {
+        true => serde_json::to_string_pretty(&structured).unwrap_or_default(),
+        false if ctx.demo() => format!("> Demo account: synthetic data, not a real person's.\n\n{}", out.markdown),
+        false => out.markdown,
+    };
+    let mut content = vec![json!({"type": "text", "text": text})];
+    content.extend(out.extra);
+    json!({"content": content, "structuredContent": structured, "isError": false})
+}
+
+/// The `isError` result for a failed tool call. `structuredContent` is left out on purpose:
+/// clients validate it against the tool's `outputSchema`, which describes success.
+pub fn error_result(e: &Error) -> Value {
+    json!({"content": [{"type": "text", "text": format!("Error: {e}")}], "isError": true})
+}
+
+/// The JSON `call` prints for a failed tool: the error's kind, message and argument.
+pub fn error_json(e: &Error) -> Value {
+    let (kind, argument) = match e {
+        Error::InvalidArgument { name, .. } => ("invalid_argument", Some(name.as_str())),
+        Error::Config(_) => ("configuration", None),
+        Error::NeedsAuth(_) => ("needs_auth", None),
+        Error::Api { .. } => ("withings_api", None),
+        Error::RateLimited { .. } => ("rate_limited", None),
+        Error::Transport { .. } => ("network", None),
+        Error::Io { .. } => ("io", None),
+        Error::Json { .. } => ("invalid_json", None),
+        Error::Unavailable(_) => ("unavailable", None),
+        Error::Usage(_) => ("usage", None),
+    };
+    let mut err = json!({"kind": kind, "message": e.to_string()});
+    if let (Some(a), Some(obj)) = (argument, err.as_object_mut()) {
+        obj.insert("argument".into(), json!(a));
+    }
+    json!({"error": err})
+}
+
+/// Adds `"demo": true` to an object in demo mode, so that no demo answer passes for real data.
+pub fn with_demo_flag(ctx: &Ctx, mut v: Value) -> Value {
+    if ctx.demo() {
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("demo".into(), json!(true));
+        }
+    }
+    v
+}
+
+const LEVELS: &[&str] = &["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/// Parses a message, mapping invalid UTF-8 and invalid JSON to a parse error that says which.
+pub fn parse(bytes: &[u8]) -> Result<Value, RpcError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        RpcError::new(jsonrpc::PARSE_ERROR, format!("parse error: message is not valid UTF-8 (at byte {})", e.valid_up_to()))
+    })?;
+    serde_json::from_str(text).map_err(|e| RpcError::new(jsonrpc::PARSE_ERROR, format!("parse error: {e}")))
+}
+
+fn era_of(params: &Map<String, Value>) -> Result<Era, RpcError> {
+    let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+        return Ok(Era::Handshake);
+    };
+    let Some(version) = meta.get(META_VERSION) else {
+        return Ok(Era::Handshake);
+    };
+    let Some(version) = version.as_str() else {
+        return Err(RpcError::invalid_params(format!("invalid params: `_meta.{META_VERSION}` must be a string")));
+    };
+    if version == STATELESS {
+        if !meta.get(META_CAPABILITIES).is_some_and(Value::is_object) {
+            return Err(RpcError::invalid_params(format!(
+                "invalid params: `_meta` is missing the required `{META_CAPABILITIES}` object"
+            )));
+        }
+        return Ok(Era::Stateless);
+    }
+    if HANDSHAKE_VERSIONS.contains(&version) {
+        return Ok(Era::Handshake);
+    }
+    Err(unsupported_version(version))
+}
+
+/// The 2026-07-28 error for a protocol version we do not speak.
+pub fn unsupported_version(version: &str) -> RpcError {
+    let mut supported: Vec<&str> = vec![STATELESS];
+    supported.extend(HANDSHAKE_VERSIONS);
+    RpcError::new(jsonrpc::UNSUPPORTED_PROTOCOL_VERSION, format!("unsupported protocol version `{version}`"))
+        .with_data(json!({"supported": supported, "requested": version}))
+}
+
+fn capabilities(version: &str) -> Value {
+    let mut caps = json!({
+        "tools": {"listChanged": false},
+        "resources": {"subscribe": false, "listChanged": false},
+        "prompts": {"listChanged": false},
+        "logging": {},
+    });
+    // `completions` was introduced in 2025-03-26.
+    if version != "2024-11-05" {
+        if let Some(obj) = caps.as_object_mut() {
+            obj.insert("completions".into(), json!({}));
+        }
+    }
+    caps
+}
+
+fn discover() -> Value {
+    let mut versions = vec![STATELESS];
+    versions.extend(HANDSHAKE_VERSIONS);
+    let mut caps = capabilities(LATEST);
+    if let Some(obj) = caps.as_object_mut() {
+        obj.remove("logging");
+    }
+    json!({
+        "supportedVersions": versions,
+        "capabilities": caps,
+        "serverInfo": server_info(),
+        "instructions": INSTRUCTIONS,
+    })
+}
+
+fn server_info() -> Value {
+    json!({
+        "name": "withings-mcp",
+        "title": "Withings MCP",
+        "version": VERSION,
+        "description": "Your own Withings data, read locally",
+    })
+}
+
+/// Cache hints for 2026-07-28 results: catalogues are public and stable within a build;
+/// anything personal is private and immediately stale.
+fn cache_hint(method: &str, params: &Map<String, Value>) -> Option<(u64, &'static str)> {
+    match method {
+        "server/discover" | "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+            Some((300_000, "public"))
+        }
+        "resources/read" => {
+            let uri = params.get("uri").and_then(Value::as_str).unwrap_or("");
+            let personal = resources::all().iter().find(|r| r.uri == uri).is_none_or(|r| r.personal);
+            Some(match personal {
+                true => (0, "private"),
+                false => (60_000, "public"),
+            })
+        }
+        _ => None,
+    }
+}
+
+fn tool_json(t: &tools::Tool) -> Value {
+    json!({
+        "name": t.name,
+        "title": t.title,
+        "description": t.description,
+        "inputSchema": t.input_schema,
+        "outputSchema": t.output_schema,
+        "annotations": {
+            "title": t.title,
+            "readOnlyHint": t.annotations.read_only,
+            "destructiveHint": t.annotations.destructive,
+            "idempotentHint": t.annotations.idempotent,
+            "openWorldHint": t.annotations.open_world,
+        },
+    })
+}
+
+fn prompt_json(p: &prompts::Prompt) -> Value {
+    let args: Vec<Value> = p
+        .arguments
+        .iter()
+        .map(|a| json!({"name": a.name, "description": a.description, "required": a.required}))
+        .collect();
+    json!({"name": p.name, "title": p.title, "description": p.description, "arguments": args})
+}
+
+fn resource_json(r: &resources::Resource) -> Value {
+    json!({
+        "uri": r.uri,
+        "name": r.name,
+        "title": r.title,
+        "description": r.description,
+        "mimeType": "application/json",
+    })
+}
+
+fn get_prompt(params: &Map<String, Value>) -> Result<Value, RpcError> {
+    let name = require_str(params, "name")?;
+    let Some(prompt) = prompts::all().into_iter().find(|p| p.name == name) else {
+        return Err(RpcError::invalid_params(format!("invalid params: unknown prompt `{name}`")));
+    };
+    let mut args = BTreeMap::new();
+    match params.get("arguments") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => {
+            for (k, v) in m {
+                let Some(s) = v.as_str() else {
+                    return Err(RpcError::invalid_params(format!("invalid params: prompt argument `{k}` must be a string")));
+                };
+                args.insert(k.clone(), s.to_string());
+            }
+        }
+        Some(_) => return Err(RpcError::invalid_params("invalid params: `arguments` must be an object")),
+    }
+    prompts::get(&prompt, &args).map_err(|e| RpcError::invalid_params(format!("invalid params: {e}")))
+}
+
+fn complete(params: &Map<String, Value>) -> Result<Value, RpcError> {
+    let reference = params.get("ref").and_then(Value::as_object).ok_or_else(|| {
+        RpcError::invalid_params("invalid params: `ref` must be an object")
+    })?;
+    let argument = params.get("argument").and_then(Value::as_object).ok_or_else(|| {
+        RpcError::invalid_params("invalid params: `argument` must be an object with `name` and `value`")
+    })?;
+    let arg_name = require_str(argument, "name")?;
+    let prefix = argument.get("value").and_then(Value::as_str).unwrap_or("");
+    let values = match reference.get("type").and_then(Value::as_str) {
+        Some("ref/prompt") => {
+            let name = require_str(reference, "name")?;
+            let Some(prompt) = prompts::all().into_iter().find(|p| p.name == name) else {
+                return Err(RpcError::invalid_params(format!("invalid params: unknown prompt `{name}`")));
+            };
+            prompts::complete(&prompt, arg_name, prefix)
+        }
+        // We publish no resource templates, so there is nothing to complete.
+        Some("ref/resource") => Vec::new(),
+        _ => return Err(RpcError::invalid_params("invalid params: `ref.type` must be ref/prompt or ref/resource")),
+    };
+    let total = values.len();
+    Ok(json!({"completion": {"values": values, "total": total, "hasMore": false}}))
+}
+
+fn check_cursor(params: &Map<String, Value>) -> Result<(), RpcError> {
+    match params.get("cursor") {
+        None | Some(Value::Null) => Ok(()),
+        // Every list fits on one page, so no cursor we could have issued exists.
+        Some(_) => Err(RpcError::invalid_params("invalid params: unknown `cursor` (every list fits on one page)")),
+    }
+}
+
+fn require_str<'a>(params: &'a Map<String, Value>, key: &str) -> Result<&'a str, RpcError> {
+    match params.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(RpcError::invalid_params(format!("invalid params: `{key}` must be a string"))),
+        None => Err(RpcError::invalid_params(format!("invalid params: missing `{key}`"))),
+    }
+}

@@ -1,1 +1,130 @@
-//! TODO: filled by the foundation change.
+//! JSON-RPC 2.0 framing: classify one decoded message and build responses. The only place that
+//! knows the envelope shape.
+
+use serde_json::{Map, Value, json};
+
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
+pub const INTERNAL_ERROR: i64 = -32603;
+/// Resource not found, up to 2025-11-25 (2026-07-28 uses `INVALID_PARAMS`).
+pub const RESOURCE_NOT_FOUND: i64 = -32002;
+/// 2026-07-28: an HTTP routing header disagrees with the body.
+pub const HEADER_MISMATCH: i64 = -32020;
+/// 2026-07-28: the request lacks a client capability the method needs.
+pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+/// 2026-07-28: the per-request protocol version is not supported.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// A JSON-RPC error: code, message and optional data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError { code, message: message.into(), data: None }
+    }
+
+    pub fn invalid_params(message: impl Into<String>) -> RpcError {
+        RpcError::new(INVALID_PARAMS, message)
+    }
+
+    pub fn with_data(mut self, data: Value) -> RpcError {
+        self.data = Some(data);
+        self
+    }
+}
+
+/// One decoded inbound message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request: has an `id` (string or integer) and a `method`.
+    Request { id: Value, method: String, params: Map<String, Value> },
+    /// A notification: a `method` and no `id`. Never answered.
+    Notification { method: String },
+    /// A response or error from the client (we send no requests, so these are ignored).
+    Response,
+}
+
+/// Classifies a decoded JSON value as a JSON-RPC message. The error carries the id when one
+/// could be read, so that the reply can be matched by the client.
+pub fn classify(v: Value) -> Result<Message, (Value, RpcError)> {
+    let Value::Object(mut obj) = v else {
+        return Err((Value::Null, RpcError::new(INVALID_REQUEST, "invalid request: expected a JSON object")));
+    };
+    let id = obj.remove("id");
+    let id_for_error = match &id {
+        Some(i @ (Value::String(_) | Value::Number(_))) => i.clone(),
+        _ => Value::Null,
+    };
+    let bad = |msg: &str| Err((id_for_error.clone(), RpcError::new(INVALID_REQUEST, format!("invalid request: {msg}"))));
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return bad("`jsonrpc` must be \"2.0\"");
+    }
+    let method = match obj.remove("method") {
+        Some(Value::String(m)) => m,
+        Some(_) => return bad("`method` must be a string"),
+        None if obj.contains_key("result") || obj.contains_key("error") => return Ok(Message::Response),
+        None => return bad("missing `method`"),
+    };
+    let params = match obj.remove("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(p)) => p,
+        // Positional params are valid JSON-RPC but no MCP method takes them.
+        Some(_) => {
+            return Err((id_for_error, RpcError::invalid_params(format!("invalid params for `{method}`: expected an object"))));
+        }
+    };
+    match id {
+        None => Ok(Message::Notification { method }),
+        Some(Value::String(_) | Value::Number(_)) => Ok(Message::Request { id: id_for_error, method, params }),
+        Some(Value::Null) => bad("`id` must not be null"),
+        Some(_) => bad("`id` must be a string or an integer"),
+    }
+}
+
+/// A success response.
+pub fn result(id: Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// An error response.
+pub fn error(id: Value, e: RpcError) -> Value {
+    let mut err = json!({"code": e.code, "message": e.message});
+    if let (Some(data), Some(obj)) = (e.data, err.as_object_mut()) {
+        obj.insert("data".into(), data);
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": err})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_requests_notifications_and_bad_shapes() {
+        let req = classify(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).unwrap();
+        assert!(matches!(req, Message::Request { ref method, .. } if method == "ping"));
+        let note = classify(json!({"jsonrpc":"2.0","method":"notifications/initialized","x":1})).unwrap();
+        assert_eq!(note, Message::Notification { method: "notifications/initialized".into() });
+        assert_eq!(classify(json!({"jsonrpc":"2.0","id":1,"result":{}})).unwrap(), Message::Response);
+        let cases = [
+            (json!([]), Value::Null, INVALID_REQUEST),
+            (json!(5), Value::Null, INVALID_REQUEST),
+            (json!({"id": 7, "method": "ping"}), json!(7), INVALID_REQUEST),
+            (json!({"jsonrpc":"2.0","id":"a","method":3}), json!("a"), INVALID_REQUEST),
+            (json!({"jsonrpc":"2.0","id":null,"method":"ping"}), Value::Null, INVALID_REQUEST),
+            (json!({"jsonrpc":"2.0","id":{},"method":"ping"}), Value::Null, INVALID_REQUEST),
+            (json!({"jsonrpc":"2.0","id":2,"method":"ping","params":[1]}), json!(2), INVALID_PARAMS),
+        ];
+        for (input, id, code) in cases {
+            let (got_id, e) = classify(input.clone()).unwrap_err();
+            assert_eq!((got_id, e.code), (id, code), "{input}");
+        }
+    }
+}

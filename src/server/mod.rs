@@ -3,11 +3,28 @@
 pub mod http;
 pub mod stdio;
 
-use crate::Result;
 use crate::cli::ServeOpts;
+use crate::mcp::dispatch::Engine;
 use crate::tools::Ctx;
+use crate::{Error, Result};
 
 /// Runs the server mode chosen by flags and `WITHINGS_MCP_TRANSPORT`.
-pub fn run(_ctx: &Ctx, _opts: &ServeOpts) -> Result<u8> {
-    Err(crate::tools::not_yet("serving"))
+pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<u8> {
+    let http = opts.http
+        || match ctx.env.get("WITHINGS_MCP_TRANSPORT") {
+            None | Some("stdio") => false,
+            Some("http") => true,
+            Some(other) => {
+                return Err(Error::Config(format!("WITHINGS_MCP_TRANSPORT must be `stdio` or `http`, got `{other}`")));
+            }
+        };
+    match http {
+        true => http::run(ctx, opts).map(|()| 0),
+        false => {
+            let mut engine = Engine::stdio(ctx.clone());
+            let stdin = std::io::stdin();
+            let stdout = std::io::stdout();
+            stdio::serve(&mut engine, &mut stdin.lock(), &mut stdout.lock()).map(|()| 0)
+        }
+    }
 }

@@ -2,6 +2,8 @@
 //! annotations, handler) and renders markdown and `structuredContent`. The MCP layer and the
 //! `call` command both go through `run`, so validation and defaults are the same everywhere.
 
+pub mod prompts;
+pub mod resources;
 pub mod schema;
 
 use serde_json::{Map, Value};
