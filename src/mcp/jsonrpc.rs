@@ -53,6 +53,8 @@ pub enum Message {
 
 /// Classifies a decoded JSON value as a JSON-RPC message. The error carries the id when one
 /// could be read, so that the reply can be matched by the client.
+// The error tuple is large, but it is built once per bad message and returned straight away.
+#[allow(clippy::result_large_err)]
 pub fn classify(v: Value) -> Result<Message, (Value, RpcError)> {
     let Value::Object(mut obj) = v else {
         return Err((Value::Null, RpcError::new(INVALID_REQUEST, "invalid request: expected a JSON object")));
@@ -62,7 +64,9 @@ pub fn classify(v: Value) -> Result<Message, (Value, RpcError)> {
         Some(i @ (Value::String(_) | Value::Number(_))) => i.clone(),
         _ => Value::Null,
     };
-    let bad = |msg: &str| Err((id_for_error.clone(), RpcError::new(INVALID_REQUEST, format!("invalid request: {msg}"))));
+    let bad = |msg: &str| {
+        Err((id_for_error.clone(), RpcError::new(INVALID_REQUEST, format!("invalid request: {msg}"))))
+    };
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return bad("`jsonrpc` must be \"2.0\"");
     }
@@ -77,12 +81,17 @@ pub fn classify(v: Value) -> Result<Message, (Value, RpcError)> {
         Some(Value::Object(p)) => p,
         // Positional params are valid JSON-RPC but no MCP method takes them.
         Some(_) => {
-            return Err((id_for_error, RpcError::invalid_params(format!("invalid params for `{method}`: expected an object"))));
+            return Err((
+                id_for_error,
+                RpcError::invalid_params(format!("invalid params for `{method}`: expected an object")),
+            ));
         }
     };
     match id {
         None => Ok(Message::Notification { method }),
-        Some(Value::String(_) | Value::Number(_)) => Ok(Message::Request { id: id_for_error, method, params }),
+        Some(Value::String(_) | Value::Number(_)) => {
+            Ok(Message::Request { id: id_for_error, method, params })
+        }
         Some(Value::Null) => bad("`id` must not be null"),
         Some(_) => bad("`id` must be a string or an integer"),
     }

@@ -2,6 +2,7 @@
 //! annotations, handler) and renders markdown and `structuredContent`. The MCP layer and the
 //! `call` command both go through `run`, so validation and defaults are the same everywhere.
 
+pub mod local;
 pub mod prompts;
 pub mod resources;
 pub mod schema;
@@ -95,7 +96,9 @@ pub struct Tool {
 
 /// Every tool, in the order `tools/list` shows them.
 pub fn all() -> Vec<Tool> {
-    Vec::new()
+    let mut v = Vec::new();
+    v.extend(local::tools());
+    v
 }
 
 /// Finds a tool by exact name.
@@ -108,6 +111,43 @@ pub fn find(name: &str) -> Option<Tool> {
 pub fn run(ctx: &Ctx, tool: &Tool, args: &Value) -> Result<Output> {
     let args = schema::validate_args(&tool.input_schema, args)?;
     (tool.handler)(ctx, &args)
+}
+
+/// The JSON Schema dialect every tool schema declares.
+pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// An input schema: the given properties plus `response_format`, no other keys allowed.
+pub fn input_schema(mut props: Value, required: &[&str]) -> Value {
+    if let Some(p) = props.as_object_mut() {
+        p.insert(
+            "response_format".into(),
+            serde_json::json!({
+                "type": "string",
+                "enum": ["markdown", "json"],
+                "default": "markdown",
+                "description": "markdown (default) for people, json for programs",
+            }),
+        );
+    }
+    serde_json::json!({
+        "$schema": SCHEMA_DIALECT,
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+/// An output schema: the given properties plus `demo` (set in demo mode). Extra keys are
+/// allowed so that fields Withings adds later pass through without breaking clients.
+pub fn output_schema(mut props: Value, required: &[&str]) -> Value {
+    if let Some(p) = props.as_object_mut() {
+        p.insert(
+            "demo".into(),
+            serde_json::json!({"type": "boolean", "description": "true when the answer comes from the built-in demo account"}),
+        );
+    }
+    serde_json::json!({"$schema": SCHEMA_DIALECT, "type": "object", "properties": props, "required": required})
 }
 
 /// `response_format` from validated arguments (`markdown` unless `json`).

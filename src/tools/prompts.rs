@@ -90,7 +90,12 @@ pub fn all() -> Vec<Prompt> {
                     required: true,
                     completions: &[],
                 },
-                Arg { name: "before", description: "End date, YYYY-MM-DD (optional)", required: false, completions: &[] },
+                Arg {
+                    name: "before",
+                    description: "End date, YYYY-MM-DD (optional)",
+                    required: false,
+                    completions: &[],
+                },
             ],
             render: |a| {
                 let after = a.get("after").map(String::as_str).unwrap_or("");
@@ -125,10 +130,10 @@ pub fn get(prompt: &Prompt, args: &BTreeMap<String, String>) -> Result<Value> {
         }
     }
     for key in ["after", "before"] {
-        if let Some(v) = args.get(key) {
-            if !looks_like_date(v) {
-                return Err(Error::arg(key, format!("expected a date YYYY-MM-DD, got `{v}`")));
-            }
+        if let Some(v) = args.get(key)
+            && !looks_like_date(v)
+        {
+            return Err(Error::arg(key, format!("expected a date YYYY-MM-DD, got `{v}`")));
         }
     }
     let text = (prompt.render)(args);

@@ -84,45 +84,45 @@ fn check_at(schema: &Value, value: &Value, path: &str) -> std::result::Result<()
             return Err(format!("{path}: expected {want}, got {}", type_name(value)));
         }
     }
-    if let Some(Value::Array(options)) = s.get("enum") {
-        if !options.contains(value) {
-            let shown: Vec<String> = options.iter().map(|o| o.to_string()).collect();
-            return Err(format!("{path}: must be one of {}, got {value}", shown.join(", ")));
-        }
+    if let Some(Value::Array(options)) = s.get("enum")
+        && !options.contains(value)
+    {
+        let shown: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+        return Err(format!("{path}: must be one of {}, got {value}", shown.join(", ")));
     }
-    if let Some(c) = s.get("const") {
-        if c != value {
-            return Err(format!("{path}: must be {c}"));
-        }
+    if let Some(c) = s.get("const")
+        && c != value
+    {
+        return Err(format!("{path}: must be {c}"));
     }
     if let Some(n) = value.as_f64() {
-        if let Some(min) = s.get("minimum").and_then(Value::as_f64) {
-            if n < min {
-                return Err(format!("{path}: must be at least {min}, got {value}"));
-            }
+        if let Some(min) = s.get("minimum").and_then(Value::as_f64)
+            && n < min
+        {
+            return Err(format!("{path}: must be at least {min}, got {value}"));
         }
-        if let Some(max) = s.get("maximum").and_then(Value::as_f64) {
-            if n > max {
-                return Err(format!("{path}: must be at most {max}, got {value}"));
-            }
+        if let Some(max) = s.get("maximum").and_then(Value::as_f64)
+            && n > max
+        {
+            return Err(format!("{path}: must be at most {max}, got {value}"));
         }
-        if let Some(min) = s.get("exclusiveMinimum").and_then(Value::as_f64) {
-            if n <= min {
-                return Err(format!("{path}: must be greater than {min}, got {value}"));
-            }
+        if let Some(min) = s.get("exclusiveMinimum").and_then(Value::as_f64)
+            && n <= min
+        {
+            return Err(format!("{path}: must be greater than {min}, got {value}"));
         }
     }
     if let Some(text) = value.as_str() {
         let len = text.chars().count() as u64;
-        if let Some(min) = s.get("minLength").and_then(Value::as_u64) {
-            if len < min {
-                return Err(format!("{path}: must be at least {min} characters"));
-            }
+        if let Some(min) = s.get("minLength").and_then(Value::as_u64)
+            && len < min
+        {
+            return Err(format!("{path}: must be at least {min} characters"));
         }
-        if let Some(max) = s.get("maxLength").and_then(Value::as_u64) {
-            if len > max {
-                return Err(format!("{path}: must be at most {max} characters"));
-            }
+        if let Some(max) = s.get("maxLength").and_then(Value::as_u64)
+            && len > max
+        {
+            return Err(format!("{path}: must be at most {max} characters"));
         }
     }
     if let Some(obj) = value.as_object() {
@@ -147,15 +147,15 @@ fn check_at(schema: &Value, value: &Value, path: &str) -> std::result::Result<()
         }
     }
     if let Some(items) = value.as_array() {
-        if let Some(min) = s.get("minItems").and_then(Value::as_u64) {
-            if (items.len() as u64) < min {
-                return Err(format!("{path}: must have at least {min} items"));
-            }
+        if let Some(min) = s.get("minItems").and_then(Value::as_u64)
+            && (items.len() as u64) < min
+        {
+            return Err(format!("{path}: must have at least {min} items"));
         }
-        if let Some(max) = s.get("maxItems").and_then(Value::as_u64) {
-            if (items.len() as u64) > max {
-                return Err(format!("{path}: must have at most {max} items"));
-            }
+        if let Some(max) = s.get("maxItems").and_then(Value::as_u64)
+            && (items.len() as u64) > max
+        {
+            return Err(format!("{path}: must have at most {max} items"));
         }
         if let Some(item_schema) = s.get("items") {
             for (i, item) in items.iter().enumerate() {
@@ -163,10 +163,10 @@ fn check_at(schema: &Value, value: &Value, path: &str) -> std::result::Result<()
             }
         }
     }
-    if let Some(Value::Array(any)) = s.get("anyOf") {
-        if !any.iter().any(|sub| check_at(sub, value, path).is_ok()) {
-            return Err(format!("{path}: matches none of the allowed shapes"));
-        }
+    if let Some(Value::Array(any)) = s.get("anyOf")
+        && !any.iter().any(|sub| check_at(sub, value, path).is_ok())
+    {
+        return Err(format!("{path}: matches none of the allowed shapes"));
     }
     if let Some(Value::Array(one)) = s.get("oneOf") {
         let n = one.iter().filter(|sub| check_at(sub, value, path).is_ok()).count();

@@ -1,0 +1,497 @@
+//! Local tools that never call Withings: inventory, capabilities, agent manifest, privacy audit
+//! and cache status. What they say is derived from the catalogue and the real files, so it cannot
+//! drift from what the server does.
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use crate::Result;
+use crate::tools::{self, Annotations, Ctx, Output, Tool, input_schema, output_schema, prompts, resources};
+
+/// The local tools of this family.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "withings_data_inventory",
+            title: "Data inventory",
+            description: "Lists the Withings data domains this server reads (body measures, activity, workouts, \
+                sleep, heart), the OAuth scopes they need, the privacy modes, and the first tools to call. \
+                No Withings request is made.",
+            input_schema: input_schema(json!({}), &[]),
+            output_schema: output_schema(
+                json!({
+                    "kind": {"type": "string"},
+                    "domains": {"type": "array", "items": {"type": "object", "required": ["name", "tools", "scope"]}},
+                    "scopes": {"type": "array", "items": {"type": "string"}},
+                    "privacy_modes": {"type": "array", "items": {"type": "object"}},
+                    "first_tools": {"type": "array", "items": {"type": "string"}},
+                    "limits": {"type": "object"},
+                }),
+                &["kind", "domains", "scopes", "privacy_modes", "first_tools"],
+            ),
+            annotations: Annotations::LOCAL_READ,
+            handler: inventory,
+        },
+        Tool {
+            name: "withings_capabilities",
+            title: "Capabilities",
+            description: "Says what this server can and cannot read from Withings, how it authenticates, which \
+                protocol versions and transports it speaks, and which units it shows. No Withings request is made.",
+            input_schema: input_schema(json!({}), &[]),
+            output_schema: output_schema(
+                json!({
+                    "can_read": {"type": "array", "items": {"type": "string"}},
+                    "cannot_read": {"type": "array", "items": {"type": "string"}},
+                    "auth": {"type": "object"},
+                    "protocol_versions": {"type": "array", "items": {"type": "string"}},
+                    "transports": {"type": "array", "items": {"type": "string"}},
+                    "units": {"type": "array", "items": {"type": "string"}},
+                    "privacy_modes": {"type": "array", "items": {"type": "string"}},
+                }),
+                &["can_read", "cannot_read", "auth", "protocol_versions"],
+            ),
+            annotations: Annotations::LOCAL_READ,
+            handler: capabilities,
+        },
+        Tool {
+            name: "withings_agent_manifest",
+            title: "Agent manifest",
+            description: "Install and usage guidance for an agent: how to wire this binary into a client \
+                (claude, cursor, hermes, generic or shell), the first calls, the tools, resources and prompts, \
+                and rules for handling health data.",
+            input_schema: input_schema(
+                json!({"client": {
+                    "type": "string",
+                    "enum": ["generic", "claude", "cursor", "hermes", "shell"],
+                    "default": "generic",
+                    "description": "the client to tailor the guidance to",
+                }}),
+                &[],
+            ),
+            output_schema: output_schema(
+                json!({
+                    "client": {"type": "string"},
+                    "binary": {"type": "string"},
+                    "setup_command": {"type": "string"},
+                    "config_path": {"type": ["string", "null"]},
+                    "first_calls": {"type": "array", "items": {"type": "string"}},
+                    "tools": {"type": "array", "items": {"type": "string"}},
+                    "resources": {"type": "array", "items": {"type": "string"}},
+                    "prompts": {"type": "array", "items": {"type": "string"}},
+                    "rules": {"type": "array", "items": {"type": "string"}},
+                    "troubleshooting": {"type": "array", "items": {"type": "object"}},
+                }),
+                &["client", "binary", "setup_command", "first_calls", "tools", "rules"],
+            ),
+            annotations: Annotations::LOCAL_READ,
+            handler: manifest,
+        },
+        Tool {
+            name: "withings_privacy_audit",
+            title: "Privacy audit",
+            description: "Audits the local privacy posture: the privacy mode in force, the real permissions of \
+                ~/.withings-mcp and its files, what is stored on disk, and what leaves the machine. Never shows \
+                a secret or a token.",
+            input_schema: input_schema(json!({}), &[]),
+            output_schema: output_schema(
+                json!({
+                    "privacy_mode": {"type": "string"},
+                    "files": {"type": "array", "items": {"type": "object", "required": ["path", "exists"]}},
+                    "stored_on_disk": {"type": "array", "items": {"type": "string"}},
+                    "leaves_the_machine": {"type": "array", "items": {"type": "string"}},
+                    "never": {"type": "array", "items": {"type": "string"}},
+                    "problems": {"type": "array", "items": {"type": "string"}},
+                }),
+                &["privacy_mode", "files", "stored_on_disk", "leaves_the_machine", "problems"],
+            ),
+            annotations: Annotations::LOCAL_READ,
+            handler: privacy_audit,
+        },
+        Tool {
+            name: "withings_cache_status",
+            title: "Cache status",
+            description: "States the caching policy: authenticated Withings responses are never cached, on disk \
+                or in memory, and a legacy cache file is never opened.",
+            input_schema: input_schema(json!({}), &[]),
+            output_schema: output_schema(
+                json!({
+                    "caches_authenticated_responses": {"type": "boolean"},
+                    "cache_file": {"type": "null"},
+                    "legacy_settings": {"type": "object"},
+                    "note": {"type": "string"},
+                }),
+                &["caches_authenticated_responses", "note"],
+            ),
+            annotations: Annotations::LOCAL_READ,
+            handler: cache_status,
+        },
+    ]
+}
+
+/// Data domains: name, what, scope, tools, upstream action.
+const DOMAINS: &[(&str, &str, &str, &[&str], &str)] = &[
+    (
+        "body",
+        "weight and body composition (fat, muscle, bone, water), blood pressure, SpO2, temperature, vascular age",
+        "user.metrics",
+        &["withings_list_body_measures", "withings_trends", "withings_chart"],
+        "measure getmeas",
+    ),
+    (
+        "activity",
+        "daily steps, distance, elevation, active minutes and calories",
+        "user.activity",
+        &["withings_list_activity"],
+        "measure v2 getactivity",
+    ),
+    (
+        "workouts",
+        "workouts with category, duration, calories, distance, steps and heart rate",
+        "user.activity",
+        &["withings_list_workouts"],
+        "measure v2 getworkouts",
+    ),
+    (
+        "sleep",
+        "nightly sleep summaries (stages, score, heart and breathing) and naps; detailed sleep stages",
+        "user.activity",
+        &["withings_list_sleep_summary", "withings_list_sleep"],
+        "sleep v2 getsummary, get",
+    ),
+    (
+        "heart",
+        "ECG recordings with their classification, blood pressure and heart rate from heart devices",
+        "user.metrics",
+        &["withings_list_heart"],
+        "heart v2 list",
+    ),
+];
+
+const FIRST_TOOLS: &[&str] =
+    &["withings_connection_status", "withings_daily_summary", "withings_weekly_summary"];
+
+const PRIVACY_MODES: &[(&str, &str)] = &[
+    ("summary", "the few fields an agent needs per record; smallest answers"),
+    (
+        "structured",
+        "every physiological field, decoded with units; location and identifiers removed (default)",
+    ),
+    ("raw", "the upstream JSON as Withings sent it, with secrets removed; for debugging"),
+];
+
+fn inventory(_ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
+    let domains: Vec<Value> = DOMAINS
+        .iter()
+        .map(|(name, what, scope, tools, action)| {
+            json!({"name": name, "description": what, "scope": scope, "tools": tools, "upstream": action})
+        })
+        .collect();
+    let modes: Vec<Value> = PRIVACY_MODES.iter().map(|(m, w)| json!({"mode": m, "use_when": w})).collect();
+    let structured = json!({
+        "kind": "data_inventory",
+        "domains": domains,
+        "scopes": ["user.metrics", "user.activity"],
+        "privacy_modes": modes,
+        "first_tools": FIRST_TOOLS,
+        "limits": {
+            "list_limit_default": 100,
+            "list_limit_max": 1000,
+            "sleep_detail_window_days": 7,
+            "withings_rate_limit": "120 requests per minute per app",
+        },
+    });
+    let mut md = String::from("# Withings data inventory\n\n");
+    for (name, what, scope, tools, _) in DOMAINS {
+        md.push_str(&format!("- **{name}** ({scope}): {what}. Tools: {}\n", code_list(tools)));
+    }
+    md.push_str("\n## Privacy modes\n\n");
+    for (m, w) in PRIVACY_MODES {
+        md.push_str(&format!("- `{m}`: {w}\n"));
+    }
+    md.push_str(&format!("\n## First calls\n\n{}\n", code_list(FIRST_TOOLS)));
+    Ok(Output { structured, markdown: md, extra: Vec::new() })
+}
+
+const CAN_READ: &[&str] = &[
+    "body measures: weight, fat ratio, fat and fat-free mass, muscle, bone, hydration, visceral fat, BMR and more",
+    "blood pressure and heart rate from scales, monitors and watches",
+    "SpO2, body and skin temperature, pulse wave velocity, vascular age, VO2 max (when your plan includes them)",
+    "daily activity: steps, distance, elevation, active minutes, calories",
+    "workouts: category, duration, calories, distance, steps, heart-rate zones",
+    "sleep summaries (stages, score, heart and breathing rates, snoring) and naps",
+    "sleep detail: stage-by-stage segments with heart rate and breathing",
+    "ECG records with their AFib classification",
+];
+
+const CANNOT_READ: &[&str] = &[
+    "GPS tracks or locations (not available through the public API, and removed if present)",
+    "raw ECG waveforms (only the classification and metadata are listed)",
+    "writing or deleting data in your Withings account (every data tool is read-only)",
+    "other people's data: only the account you authorized",
+    "push updates (webhooks): data is read on request",
+    "metrics your Withings plan or device does not provide (they come back empty, not as errors)",
+];
+
+fn capabilities(_ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
+    let structured = json!({
+        "can_read": CAN_READ,
+        "cannot_read": CANNOT_READ,
+        "auth": {
+            "type": "OAuth 2.0 authorization code, with your own Withings developer app",
+            "token_storage": "~/.withings-mcp/tokens.json (0600), refreshed under a file lock",
+            "default_redirect_uri": crate::store::config::DEFAULT_REDIRECT_URI,
+            "default_scopes": crate::store::config::DEFAULT_SCOPES,
+        },
+        "protocol_versions": ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2026-07-28"],
+        "transports": ["stdio", "http (loopback only, stateless, JSON)", "shell (withings-mcp call)"],
+        "units": ["metric", "imperial", "uk"],
+        "privacy_modes": PRIVACY_MODES.iter().map(|(m, _)| *m).collect::<Vec<_>>(),
+    });
+    let mut md = String::from("# What withings-mcp can read\n\n");
+    for c in CAN_READ {
+        md.push_str(&format!("- {c}\n"));
+    }
+    md.push_str("\n## What it cannot read\n\n");
+    for c in CANNOT_READ {
+        md.push_str(&format!("- {c}\n"));
+    }
+    md.push_str("\nProtocol: MCP 2025-11-25 (and 2025-06-18, 2025-03-26, 2024-11-05, 2026-07-28) over stdio or loopback HTTP.\n");
+    Ok(Output { structured, markdown: md, extra: Vec::new() })
+}
+
+const RULES: &[&str] = &[
+    "Call withings_connection_status first; if it is not ready, tell the user to run `withings-mcp setup`.",
+    "Prefer withings_daily_summary and withings_weekly_summary over many list calls.",
+    "Dates are civil days in the user's time zone; pass YYYY-MM-DD.",
+    "Use withings_trends before saying that a weight or blood-pressure change is real.",
+    "This is wellness data, not a diagnosis: suggest seeing a clinician for anything worrying.",
+    "Never ask the user for tokens or secrets; withings_revoke_access needs the user's explicit consent.",
+];
+
+fn manifest(_ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    let client = args.get("client").and_then(Value::as_str).unwrap_or("generic");
+    let binary =
+        std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "withings-mcp".into());
+    let config_path = match client {
+        "claude" => Some(
+            "~/Library/Application Support/Claude/claude_desktop_config.json (macOS), \
+             ~/.config/Claude/claude_desktop_config.json (Linux)",
+        ),
+        "cursor" => Some("~/.cursor/mcp.json"),
+        "hermes" => Some("~/.hermes/config.yaml (under mcp_servers:)"),
+        _ => None,
+    };
+    let setup_command = match client {
+        "shell" => "withings-mcp setup --no-auth && withings-mcp auth".to_string(),
+        c => format!("withings-mcp setup --client {c}"),
+    };
+    let tool_names: Vec<&str> = tools::all().iter().map(|t| t.name).collect();
+    let resource_uris: Vec<&str> = resources::all().iter().map(|r| r.uri).collect();
+    let prompt_names: Vec<&str> = prompts::all().iter().map(|p| p.name).collect();
+    let troubleshooting = json!([
+        {"symptom": "not connected / needs auth", "action": "run `withings-mcp auth` (or `withings-mcp auth --code URL` on a headless host)"},
+        {"symptom": "rate limited (601)", "action": "wait a minute; prefer the summary tools, which make few requests"},
+        {"symptom": "empty results", "action": "check the date range and that your device and plan record that metric"},
+        {"symptom": "tools missing in the client", "action": "run `withings-mcp doctor --client <name>` and restart the client"},
+    ]);
+    let structured = json!({
+        "client": client,
+        "binary": binary,
+        "setup_command": setup_command,
+        "config_path": config_path,
+        "first_calls": FIRST_TOOLS,
+        "tools": tool_names,
+        "resources": resource_uris,
+        "prompts": prompt_names,
+        "rules": RULES,
+        "troubleshooting": troubleshooting,
+    });
+    let mut md = format!("# withings-mcp for {client}\n\n## Install\n\n`{setup_command}`\n");
+    if let Some(p) = config_path {
+        md.push_str(&format!("\nConfig file: {p}\n"));
+    }
+    if client == "shell" {
+        md.push_str("\nWithout MCP: `withings-mcp call TOOL --json '{...}'` prints the structured result; `withings-mcp tools` lists names.\n");
+    }
+    md.push_str(&format!("\n## First calls\n\n{}\n\n## Rules\n\n", code_list(FIRST_TOOLS)));
+    for r in RULES {
+        md.push_str(&format!("- {r}\n"));
+    }
+    Ok(Output { structured, markdown: md, extra: Vec::new() })
+}
+
+fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
+    let mut problems = Vec::new();
+    let (mode, files) = match (ctx.env.state_dir(), ctx.config()) {
+        (Ok(dir), Ok(cfg)) => {
+            let token_path = cfg.token_path(&ctx.env)?;
+            let lock = token_path.with_extension("json.lock");
+            let entries = [
+                (dir.as_path(), 0o700, "state directory"),
+                (cfg.file.as_path(), 0o600, "configuration (client id and secret)"),
+                (token_path.as_path(), 0o600, "OAuth tokens"),
+                (lock.as_path(), 0o600, "token lock (empty)"),
+            ];
+            let files: Vec<Value> =
+                entries.iter().map(|(p, want, what)| file_entry(p, *want, what, &mut problems)).collect();
+            (cfg.get("WITHINGS_PRIVACY_MODE").unwrap_or("structured").to_string(), files)
+        }
+        (dir, cfg) => {
+            if let Err(e) = dir {
+                problems.push(e.to_string());
+            }
+            if let Err(e) = cfg {
+                problems.push(e.to_string());
+            }
+            ("structured".to_string(), Vec::new())
+        }
+    };
+    let api = ctx
+        .config()
+        .map(|c| c.api_url().to_string())
+        .unwrap_or_else(|_| crate::store::config::DEFAULT_API_URL.into());
+    let structured = json!({
+        "privacy_mode": mode,
+        "files": files,
+        "stored_on_disk": [
+            "config.json: client id, client secret, redirect URI and preferences (0600)",
+            "tokens.json: access and refresh tokens, their expiry, scopes and your Withings user id (0600)",
+            "no health data: responses are never cached; only `chart --out` writes a file you ask for",
+        ],
+        "leaves_the_machine": [
+            format!("requests to the Withings API at {api} (your token, date ranges, and the client id and secret when exchanging or refreshing tokens)"),
+            "the authorization page of your Withings account, opened in your browser by `auth`".to_string(),
+            "tool results go to the MCP client (your AI agent) that asked for them, and from there to its model provider".to_string(),
+        ],
+        "never": [
+            "telemetry or analytics",
+            "tokens, secrets or the authorization code in any tool result, log or error message",
+            "GPS locations (removed from every answer)",
+        ],
+        "problems": problems,
+    });
+    let mut md = format!("# Privacy audit\n\nPrivacy mode: `{mode}`\n\n## Files\n\n");
+    for f in &files {
+        let path = f.get("path").and_then(Value::as_str).unwrap_or("");
+        let line = match (f.get("exists").and_then(Value::as_bool), f.get("mode").and_then(Value::as_str)) {
+            (Some(true), Some(m)) => {
+                format!("- {path}: mode {m}{}\n", if f["secure"] == true { " ✓" } else { " ✗ too open" })
+            }
+            _ => format!("- {path}: not present\n"),
+        };
+        md.push_str(&line);
+    }
+    md.push_str("\n## What leaves this machine\n\n");
+    for l in structured["leaves_the_machine"].as_array().into_iter().flatten() {
+        md.push_str(&format!("- {}\n", l.as_str().unwrap_or("")));
+    }
+    if !problems.is_empty() {
+        md.push_str("\n## Problems\n\n");
+        for p in &problems {
+            md.push_str(&format!("- {p}\n"));
+        }
+    }
+    Ok(Output { structured, markdown: md, extra: Vec::new() })
+}
+
+fn file_entry(path: &Path, want: u32, what: &str, problems: &mut Vec<String>) -> Value {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => {
+            let mode = mode_of(&meta);
+            // Any group or other bit exposes secrets (or their existence) to other local users.
+            let secure = mode & 0o077 == 0;
+            if !secure {
+                problems.push(format!(
+                    "{} is mode {:o}; run `chmod {:o} {}`",
+                    path.display(),
+                    mode,
+                    want,
+                    path.display()
+                ));
+            }
+            json!({"path": path.display().to_string(), "what": what, "exists": true, "mode": format!("{mode:o}"), "secure": secure})
+        }
+        Err(_) => json!({"path": path.display().to_string(), "what": what, "exists": false}),
+    }
+}
+
+#[cfg(unix)]
+fn mode_of(meta: &std::fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o777
+}
+
+#[cfg(not(unix))]
+fn mode_of(_meta: &std::fs::Metadata) -> u32 {
+    0o600
+}
+
+fn cache_status(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
+    let mut legacy = Map::new();
+    for key in ["WITHINGS_CACHE", "WITHINGS_CACHE_PATH", "WITHINGS_NO_CACHE"] {
+        if let Some(v) = ctx.env.get(key) {
+            legacy.insert(key.into(), json!({"set": true, "value_ignored": v}));
+        }
+    }
+    let note = "Authenticated Withings responses are never cached, on disk or in memory: every answer is read \
+        fresh, and nothing about your health is left behind. WITHINGS_CACHE, WITHINGS_CACHE_PATH and \
+        WITHINGS_NO_CACHE are accepted for compatibility and ignored; a legacy cache file is never opened.";
+    let structured = json!({
+        "caches_authenticated_responses": false,
+        "cache_file": null,
+        "legacy_settings": legacy,
+        "note": note,
+    });
+    let md = format!("# Cache status\n\n{note}\n");
+    Ok(Output { structured, markdown: md, extra: Vec::new() })
+}
+
+fn code_list(items: &[&str]) -> String {
+    items.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::config::Env;
+    use crate::tools::schema;
+
+    #[test]
+    fn every_local_tool_output_matches_its_schema() {
+        let dir = std::env::temp_dir().join(format!("wmcp-local-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ctx =
+            Ctx { env: Env::from_pairs(&[("HOME", dir.to_str().unwrap()), ("WITHINGS_CACHE", "1")]), now: 0 };
+        for tool in tools() {
+            let out = tools::run(&ctx, &tool, &json!({})).unwrap();
+            schema::check(&tool.output_schema, &out.structured)
+                .unwrap_or_else(|e| panic!("{}: {e}", tool.name));
+            assert!(
+                !out.markdown.contains("[object Object]") && out.markdown.starts_with("# "),
+                "{}",
+                tool.name
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn privacy_audit_reports_real_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("wmcp-audit-{}", std::process::id()));
+        let state = dir.join(".withings-mcp");
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::write(state.join("tokens.json"), "{}").unwrap();
+        std::fs::set_permissions(state.join("tokens.json"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        let ctx = Ctx { env: Env::from_pairs(&[("HOME", dir.to_str().unwrap())]), now: 0 };
+        let out = privacy_audit(&ctx, &Map::new()).unwrap();
+        let problems = out.structured["problems"].as_array().unwrap();
+        assert!(
+            problems.iter().any(|p| p.as_str().unwrap().contains("tokens.json is mode 644")),
+            "{problems:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
