@@ -973,7 +973,8 @@ mod tests {
 
     #[test]
     fn median_and_mad_by_hand() {
-        let cases: &[(&[f64], Option<(f64, f64)>)] = &[
+        type Case<'a> = (&'a [f64], Option<(f64, f64)>);
+        let cases: &[Case] = &[
             (&[], None),
             (&[5.0], Some((5.0, 0.0))),
             (&[1.0, 2.0, 3.0, 4.0, 100.0], Some((3.0, 1.0))),
