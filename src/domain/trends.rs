@@ -63,7 +63,7 @@ pub struct Params {
 }
 
 /// Defaults for a metric: α 0.1/day, k 3.5, ±14-day neighbourhoods, at least 4 readings over
-/// 7 days, and at most 1500 points in the slope.
+/// 7 days, and at most 1000 points (~500 000 pairs) in the slope.
 pub fn standard_params(min_change_per_week: f64, min_spread: f64, plausible: Option<Bounds>) -> Params {
     Params {
         alpha: 0.1,
@@ -76,7 +76,7 @@ pub fn standard_params(min_change_per_week: f64, min_spread: f64, plausible: Opt
         noise_multiple: 1.0,
         min_readings: 4,
         min_span_days: 7.0,
-        max_slope_points: 1500,
+        max_slope_points: 1000,
     }
 }
 
@@ -343,8 +343,19 @@ pub fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
 /// Median of any values (non-finite ones are ignored).
 pub fn median(values: &[f64]) -> Option<f64> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
-    median_sorted(&v)
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    // Selection instead of a full sort: the k-th value under a total order is unique, so the
+    // result is the same as sorting, in linear time (this runs once per reading).
+    let (left, upper, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let upper = *upper;
+    if n % 2 == 1 {
+        return Some(upper);
+    }
+    let lower = left.iter().copied().max_by(f64::total_cmp)?;
+    Some(lower / 2.0 + upper / 2.0)
 }
 
 /// Median and median absolute deviation (unscaled) of any values.
@@ -628,7 +639,7 @@ const MEANAD_TO_SD: f64 = 1.2533;
 /// No body metric gets near this; beyond it arithmetic could overflow.
 const ABS_LIMIT: f64 = 1e12;
 /// Neighbourhoods larger than this are thinned before taking their median.
-const MAX_NEIGHBOURS: usize = 401;
+const MAX_NEIGHBOURS: usize = 151;
 
 fn sanitize(p: &Params) -> Params {
     let d = standard_params(0.0, 0.0, None);
@@ -720,8 +731,7 @@ fn thin_values(values: &[f64]) -> Vec<f64> {
     if values.len() <= MAX_NEIGHBOURS {
         return values.to_vec();
     }
-    let pairs: Vec<(f64, f64)> = values.iter().map(|v| (0.0, *v)).collect();
-    thin(&pairs, MAX_NEIGHBOURS).into_iter().map(|p| p.1).collect()
+    thin(values, MAX_NEIGHBOURS)
 }
 
 /// An evenly spaced subsample of `m` items that keeps the first and the last.
