@@ -241,6 +241,11 @@ impl Zone {
         Some(Zone { name: s.to_string(), kind: ZoneKind::Rules(rules) })
     }
 
+    /// The same rules under another name (e.g. a record's `timezone` spelling).
+    pub fn renamed(self, name: &str) -> Zone {
+        Zone { name: name.to_string(), kind: self.kind }
+    }
+
     /// The zone's name: the IANA name, "UTC", or the offset such as `+02:00`.
     pub fn name(&self) -> &str {
         &self.name
@@ -866,7 +871,7 @@ pub fn load_record_zones<'a>(zones: &mut Zones, names: impl IntoIterator<Item = 
             continue;
         }
         let zone = match Zone::parse_fixed(name) {
-            Some(z) => Some(Zone { name: name.to_string(), kind: z.kind }),
+            Some(z) => Some(z.renamed(name)),
             None => check_zone_name(name).ok().and_then(|()| read_named_zone(&dir, name).ok()),
         };
         if let Some(z) = zone {
@@ -923,7 +928,7 @@ fn machine_zone(dir: &Path, tz_env: Option<&str>) -> Zone {
     let zone = std::fs::read(localtime).ok().and_then(|b| Zone::from_tzif(&name, &b).ok());
     match zone {
         Some(z) if matches!(name.as_str(), "UTC" | "Etc/UTC" | "Etc/UCT" | "UCT" | "Etc/Zulu" | "Zulu") => {
-            Zone { name: "UTC".to_string(), kind: z.kind }
+            z.renamed("UTC")
         }
         Some(z) => z,
         None => Zone::utc(),
