@@ -2,6 +2,7 @@
 
 pub mod activity;
 pub mod chart;
+pub mod fields;
 pub mod heart;
 pub mod measures;
 pub mod privacy;

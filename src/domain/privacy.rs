@@ -1,1 +1,384 @@
-//! TODO: filled by a later change.
+//! Privacy modes and sensitive-key filtering.
+//!
+//! - `raw`: the upstream record untouched except secret-bearing keys (removed at any depth).
+//! - `structured` (default): the decoded record (`to_json` of the domain decoders) minus
+//!   sensitive keys at any depth: secrets, location/GPS keys and device/user identifiers. Every
+//!   physiological field stays, including unknown future ones.
+//! - `summary`: a few fields an agent needs per domain (see [`summary_keys`]), then the same
+//!   filtering. A heart record keeps its type, time, heart rate, blood pressure and ECG/AFib, and
+//!   a workout keeps its calories, distance, steps and heart rate (upstream bug 7 emptied the
+//!   first and dropped the second).
+//!
+//! Identifiers removed in structured and summary modes: `deviceid`, `hash_deviceid`,
+//! `mac_address`, `serial_number`, `userid` and personal names/contacts. They identify hardware or
+//! a person and tell an agent nothing about health. Record ids (`grpid`, `id`, `signalid`) stay:
+//! they are needed for follow-up calls. `timezone` stays: local days are meaningless without it.
+//!
+//! Keys match case-insensitively, ignoring `_` and `-` (so `accessToken` is `access_token`).
+
+use std::str::FromStr;
+
+use serde_json::{Map, Value};
+
+/// How much of each record leaves the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrivacyMode {
+    Summary,
+    Structured,
+    Raw,
+}
+
+impl PrivacyMode {
+    /// Every mode name, for schemas and messages.
+    pub const NAMES: [&'static str; 3] = ["summary", "structured", "raw"];
+
+    /// Parses `summary`, `structured` or `raw` (case-insensitive); the error lists the choices.
+    pub fn parse(s: &str) -> Result<PrivacyMode, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "summary" => Ok(PrivacyMode::Summary),
+            "structured" => Ok(PrivacyMode::Structured),
+            "raw" => Ok(PrivacyMode::Raw),
+            _ => Err(format!("unknown privacy mode `{s}`; use summary, structured or raw")),
+        }
+    }
+
+    /// The mode's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrivacyMode::Summary => "summary",
+            PrivacyMode::Structured => "structured",
+            PrivacyMode::Raw => "raw",
+        }
+    }
+}
+
+impl FromStr for PrivacyMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<PrivacyMode, String> {
+        PrivacyMode::parse(s)
+    }
+}
+
+/// The data domains, for per-domain summary fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Domain {
+    Measures,
+    Activity,
+    Workouts,
+    SleepSummary,
+    SleepDetail,
+    Heart,
+}
+
+/// Keys that carry secrets (tokens, OAuth codes, signatures, callback URLs with tokens).
+pub const SECRET_KEYS: &[&str] = &[
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "token",
+    "client_secret",
+    "secret",
+    "code",
+    "csrf_token",
+    "nonce",
+    "signature",
+    "authorization",
+    "password",
+    "api_key",
+    "cookie",
+    "session_id",
+    "callbackurl",
+];
+
+/// Keys that carry a location.
+pub const LOCATION_KEYS: &[&str] = &[
+    "latitude",
+    "longitude",
+    "lat",
+    "lng",
+    "lon",
+    "latlng",
+    "start_latlng",
+    "end_latlng",
+    "location",
+    "locations",
+    "gps",
+    "geo",
+    "geolocation",
+    "coordinates",
+    "polyline",
+    "summary_polyline",
+    "map",
+    "route",
+    "address",
+];
+
+/// Keys that identify a device or a person.
+pub const IDENTIFIER_KEYS: &[&str] = &[
+    "deviceid",
+    "hash_deviceid",
+    "mac_address",
+    "serial_number",
+    "userid",
+    "email",
+    "firstname",
+    "lastname",
+    "fullname",
+    "shortname",
+    "phone",
+    "phonenumber",
+    "birthdate",
+    "avatar",
+];
+
+/// Removes secret, location and identifier keys at any depth.
+pub fn strip_sensitive(v: &mut Value) {
+    strip(v, &|k| is_secret_key(k) || in_list(k, LOCATION_KEYS) || in_list(k, IDENTIFIER_KEYS));
+}
+
+/// Removes only secret-bearing keys, at any depth (raw mode).
+pub fn strip_secrets(v: &mut Value) {
+    strip(v, &is_secret_key);
+}
+
+/// True for a key in [`SECRET_KEYS`].
+pub fn is_secret_key(key: &str) -> bool {
+    in_list(key, SECRET_KEYS)
+}
+
+fn in_list(key: &str, list: &[&str]) -> bool {
+    let k = normalize(key);
+    list.iter().any(|l| normalize(l) == k)
+}
+
+fn normalize(key: &str) -> String {
+    key.chars().filter(|c| *c != '_' && *c != '-').map(|c| c.to_ascii_lowercase()).collect()
+}
+
+fn strip(v: &mut Value, drop: &dyn Fn(&str) -> bool) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, _| !drop(k));
+            m.values_mut().for_each(|c| strip(c, drop));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| strip(c, drop)),
+        _ => {}
+    }
+}
+
+/// The top-level keys summary mode keeps for a domain's structured record.
+pub fn summary_keys(domain: Domain) -> &'static [&'static str] {
+    match domain {
+        Domain::Measures => {
+            &["grpid", "date", "local_date", "local_time", "timezone", "ambiguous", "manual", "measures"]
+        }
+        Domain::Activity => &[
+            "date",
+            "timezone",
+            "steps",
+            "distance",
+            "elevation",
+            "active_minutes",
+            "total_activity_minutes",
+            "calories",
+            "totalcalories",
+            "hr_average",
+            "source",
+        ],
+        Domain::Workouts => &[
+            "id",
+            "category",
+            "category_name",
+            "date",
+            "local_start",
+            "local_end",
+            "timezone",
+            "duration",
+            "duration_minutes",
+            "calories",
+            "distance",
+            "steps",
+            "hr_average",
+        ],
+        Domain::SleepSummary => &[
+            "id",
+            "date",
+            "local_start",
+            "local_end",
+            "timezone",
+            "nap",
+            "total_sleep_time",
+            "total_sleep_hours",
+            "time_in_bed",
+            "light_sleep",
+            "deep_sleep",
+            "rem_sleep",
+            "awake",
+            "wakeup_count",
+            "sleep_score",
+            "sleep_efficiency",
+            "hr_average",
+            "rr_average",
+            "snoring",
+        ],
+        Domain::SleepDetail => {
+            &["startdate", "enddate", "local_start", "local_end", "duration", "state", "state_name"]
+        }
+        Domain::Heart => &[
+            "type",
+            "timestamp",
+            "local_time",
+            "local_date",
+            "timezone",
+            "heart_rate",
+            "bloodpressure",
+            "ecg",
+        ],
+    }
+}
+
+/// Keys summary mode keeps inside each measure of a measure group.
+const SUMMARY_MEASURE_KEYS: &[&str] = &["name", "value", "unit", "position_name", "classification"];
+
+/// The summary view of a structured record (see [`summary_keys`]).
+pub fn summary_view(domain: Domain, structured: &Value) -> Value {
+    let Some(obj) = structured.as_object() else { return structured.clone() };
+    let mut out: Map<String, Value> =
+        summary_keys(domain).iter().filter_map(|k| Some(((*k).to_string(), obj.get(*k)?.clone()))).collect();
+    if domain == Domain::Measures
+        && let Some(Value::Array(measures)) = out.get_mut("measures")
+    {
+        for m in measures.iter_mut() {
+            if let Value::Object(mm) = m {
+                mm.retain(|k, _| SUMMARY_MEASURE_KEYS.contains(&k.as_str()));
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// One record as the mode wants it: `raw` is the upstream record, `structured` its decoded JSON.
+pub fn apply(mode: PrivacyMode, domain: Domain, raw: &Value, structured: Value) -> Value {
+    let mut out = match mode {
+        PrivacyMode::Raw => {
+            let mut r = raw.clone();
+            strip_secrets(&mut r);
+            return r;
+        }
+        PrivacyMode::Structured => structured,
+        PrivacyMode::Summary => summary_view(domain, &structured),
+    };
+    strip_sensitive(&mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::domain::time::{Zone, Zones};
+    use crate::domain::{heart, measures, workouts};
+
+    #[test]
+    fn modes_parse() {
+        let cases = [
+            ("summary", Ok(PrivacyMode::Summary)),
+            (" RAW ", Ok(PrivacyMode::Raw)),
+            ("structured", Ok(PrivacyMode::Structured)),
+        ];
+        for (s, want) in cases {
+            assert_eq!(PrivacyMode::parse(s), want);
+        }
+        let err = PrivacyMode::parse("full").unwrap_err();
+        assert!(err.contains("full") && err.contains("summary, structured or raw"));
+        assert_eq!("raw".parse::<PrivacyMode>().map(PrivacyMode::as_str), Ok("raw"));
+    }
+
+    #[test]
+    fn strips_at_any_depth() {
+        let mut v = json!({
+            "access_token": "x", "refreshToken": "y", "hr_average": 60,
+            "data": {"latitude": 1.0, "Lng": 2.0, "calories": 300, "nested": [{"gps": [1, 2], "client-secret": "s", "steps": 5}]},
+            "deviceid": "d", "hash_deviceid": "h", "serial_number": "n", "mac_address": "m",
+            "future_metric": {"value": 3, "signature": "sig"}, "model": "ScanWatch", "timezone": "Europe/Paris"
+        });
+        let mut raw = v.clone();
+        strip_sensitive(&mut v);
+        assert_eq!(
+            v,
+            json!({"hr_average": 60, "data": {"calories": 300, "nested": [{"steps": 5}]},
+                   "future_metric": {"value": 3}, "model": "ScanWatch", "timezone": "Europe/Paris"})
+        );
+        strip_secrets(&mut raw);
+        assert_eq!(raw.get("access_token"), None);
+        assert_eq!(raw.get("refreshToken"), None);
+        assert_eq!(raw["data"]["nested"][0].get("client-secret"), None);
+        assert_eq!(raw["future_metric"], json!({"value": 3}));
+        // Raw keeps location and identifiers: only secrets go.
+        assert_eq!(raw["data"]["latitude"], 1.0);
+        assert_eq!(raw["deviceid"], "d");
+        // Physiological keys that look similar survive.
+        for k in ["position", "position_name", "state", "type", "codes", "token_count"] {
+            assert!(!is_secret_key(k) && !in_list(k, LOCATION_KEYS) && !in_list(k, IDENTIFIER_KEYS), "{k}");
+        }
+    }
+
+    #[test]
+    fn summary_keeps_heart_and_workout_essentials() {
+        let zones = Zones::new(Zone::utc());
+        let raw = json!({"deviceid": "d", "model": 44, "ecg": {"signalid": 5, "afib": 1}, "bloodpressure": {"diastole": 79, "systole": 124}, "heart_rate": 72, "timestamp": 1735640000});
+        let structured = heart::decode_heart_record(&raw).to_json(&zones);
+        let s = apply(PrivacyMode::Summary, Domain::Heart, &raw, structured);
+        assert_eq!(s["type"], "ecg_blood_pressure");
+        assert_eq!(s["bloodpressure"]["systole"], json!(124.0));
+        assert_eq!(s["heart_rate"], json!(72.0));
+        assert_eq!(s["ecg"]["afib_name"], "positive");
+        assert_eq!(s["timestamp"], 1735640000);
+        assert_eq!(s.get("deviceid"), None);
+
+        let raw = json!({"id": 1, "category": 2, "startdate": 0, "enddate": 1800, "deviceid": "d",
+                         "data": {"calories": 356, "steps": 5980, "distance": 6400, "hr_average": 151}});
+        let structured = workouts::decode_workout(&raw).to_json(&zones);
+        let s = apply(PrivacyMode::Summary, Domain::Workouts, &raw, structured.clone());
+        for k in [
+            "category_name",
+            "local_start",
+            "local_end",
+            "duration",
+            "calories",
+            "distance",
+            "steps",
+            "hr_average",
+        ] {
+            assert!(s.get(k).is_some(), "summary workout lacks {k}: {s}");
+        }
+        assert_eq!(s.get("data"), None);
+        // Structured keeps everything but identifiers; raw keeps the upstream shape.
+        let st = apply(PrivacyMode::Structured, Domain::Workouts, &raw, structured.clone());
+        assert_eq!(st["data"]["hr_average"], 151);
+        assert_eq!(st.get("deviceid"), None);
+        let r = apply(PrivacyMode::Raw, Domain::Workouts, &raw, structured);
+        assert_eq!(r, raw);
+    }
+
+    #[test]
+    fn summary_measures_and_unknown_fields() {
+        let zones = Zones::new(Zone::utc());
+        let raw = json!({"grpid": 1, "date": 0, "attrib": 1, "deviceid": "d", "new_field": 9,
+                         "measures": [{"value": 72450, "type": 1, "unit": -3, "algo": 0}]});
+        let structured = measures::decode_measure_group(&raw, None).to_json(&zones);
+        let s = apply(PrivacyMode::Summary, Domain::Measures, &raw, structured.clone());
+        assert_eq!(s["measures"], json!([{"name": "weight", "value": 72.45, "unit": "kg"}]));
+        assert_eq!(s["ambiguous"], true);
+        assert_eq!(s.get("new_field"), None);
+        let st = apply(PrivacyMode::Structured, Domain::Measures, &raw, structured);
+        assert_eq!(st["new_field"], 9);
+        assert_eq!(st.get("deviceid"), None);
+        // Every domain's summary keeps only listed keys, and tolerates non-objects.
+        for d in [Domain::Activity, Domain::SleepSummary, Domain::SleepDetail] {
+            assert_eq!(summary_view(d, &json!({"zzz": 1})), json!({}));
+        }
+        assert_eq!(summary_view(Domain::Heart, &json!([1])), json!([1]));
+    }
+}

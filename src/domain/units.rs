@@ -1,1 +1,183 @@
-//! TODO: filled by a later change.
+//! Unit systems for display: metric (SI as Withings sends it), imperial (lb, ft/in, mi, °F) and
+//! UK (stones and pounds for body mass, miles, but °C).
+//!
+//! Conversions are keyed by the SI unit label the decoders use (`kg`, `m`, `km`, `°C`, …); labels
+//! with no conversion (`%`, `bpm`, `mmHg`, `m/s`, `kcal`, …) pass through unchanged. Non-finite
+//! input is rejected (`None`), so no NaN or infinity ever reaches output.
+
+use std::str::FromStr;
+
+/// A display unit system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Units {
+    Metric,
+    Imperial,
+    Uk,
+}
+
+impl Units {
+    /// Every system name, for schemas and messages.
+    pub const NAMES: [&'static str; 3] = ["metric", "imperial", "uk"];
+
+    /// Parses `metric`, `imperial` or `uk` (case-insensitive); the error lists the choices.
+    pub fn parse(s: &str) -> Result<Units, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "metric" => Ok(Units::Metric),
+            "imperial" => Ok(Units::Imperial),
+            "uk" => Ok(Units::Uk),
+            _ => Err(format!("unknown units `{s}`; use metric, imperial or uk")),
+        }
+    }
+
+    /// The system's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Units::Metric => "metric",
+            Units::Imperial => "imperial",
+            Units::Uk => "uk",
+        }
+    }
+}
+
+impl FromStr for Units {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Units, String> {
+        Units::parse(s)
+    }
+}
+
+/// Pounds per kilogram (exact by definition of the pound: 0.45359237 kg).
+pub const LB_PER_KG: f64 = 1.0 / 0.453_592_37;
+/// Feet per metre (the foot is exactly 0.3048 m).
+pub const FT_PER_M: f64 = 1.0 / 0.3048;
+/// Miles per kilometre (the mile is exactly 1.609344 km).
+pub const MI_PER_KM: f64 = 1.0 / 1.609_344;
+
+/// Converts `value` in `si_unit` for `units`: kg → lb (imperial and UK; use [`format_quantity`]
+/// for "X st Y lb"), m → ft, km → mi (imperial and UK), °C → °F (imperial only). Other labels are
+/// returned unchanged. `None` for NaN or infinite input (or a result that overflows).
+pub fn convert(value: f64, si_unit: &str, units: Units) -> Option<(f64, &str)> {
+    if !value.is_finite() {
+        return None;
+    }
+    let out = match (si_unit, units) {
+        (_, Units::Metric) => (value, si_unit),
+        ("kg", _) => (value * LB_PER_KG, "lb"),
+        ("m", _) => (value * FT_PER_M, "ft"),
+        ("km", _) => (value * MI_PER_KM, "mi"),
+        ("°C", Units::Imperial) => (value * 9.0 / 5.0 + 32.0, "°F"),
+        _ => (value, si_unit),
+    };
+    out.0.is_finite().then_some(out)
+}
+
+/// A distance in metres as km (metric) or miles (imperial, UK).
+pub fn distance(metres: f64, units: Units) -> Option<(f64, &'static str)> {
+    match convert(metres / 1000.0, "km", units)? {
+        (v, "mi") => Some((v, "mi")),
+        (v, _) => Some((v, "km")),
+    }
+}
+
+/// A human string with the unit on every number: "72.45 kg", "159.72 lb", "11 st 5.7 lb",
+/// "5 ft 10 in", "98.6 °F", "21.9 %". Up to `decimals` places, trailing zeros trimmed.
+/// `None` for non-finite input.
+pub fn format_quantity(value: f64, si_unit: &str, units: Units, decimals: u32) -> Option<String> {
+    let (v, unit) = convert(value, si_unit, units)?;
+    let text = match (si_unit, units) {
+        ("kg", Units::Uk) => {
+            let total = round_to(v, 1);
+            let stones = (total / 14.0).floor();
+            let pounds = round_to(total - stones * 14.0, 1);
+            format!("{} st {} lb", fmt_num(stones, 0), fmt_num(pounds, 1))
+        }
+        ("m", Units::Imperial | Units::Uk) => {
+            let inches_total = (value * FT_PER_M * 12.0).round();
+            let feet = (inches_total / 12.0).floor();
+            format!("{} ft {} in", fmt_num(feet, 0), fmt_num(inches_total - feet * 12.0, 0))
+        }
+        _ if unit.is_empty() => fmt_num(v, decimals),
+        _ => format!("{} {unit}", fmt_num(v, decimals)),
+    };
+    Some(text)
+}
+
+/// Formats with at most `decimals` places and no trailing zeros ("-0" becomes "0").
+pub fn fmt_num(v: f64, decimals: u32) -> String {
+    let s = format!("{:.*}", decimals as usize, v);
+    let s = match s.contains('.') {
+        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => s,
+    };
+    match s.as_str() {
+        "-0" => "0".to_string(),
+        _ => s,
+    }
+}
+
+fn round_to(v: f64, decimals: i32) -> f64 {
+    let p = 10f64.powi(decimals);
+    (v * p).round() / p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_units() {
+        assert_eq!(Units::parse("UK"), Ok(Units::Uk));
+        assert_eq!("imperial".parse::<Units>(), Ok(Units::Imperial));
+        assert_eq!(Units::parse("metric").map(Units::as_str), Ok("metric"));
+        let err = Units::parse("stones").unwrap_err();
+        assert!(err.contains("stones") && err.contains("metric, imperial or uk"));
+    }
+
+    #[test]
+    fn conversions() {
+        let cases: [(f64, &str, Units, f64, &str); 10] = [
+            (72.45, "kg", Units::Metric, 72.45, "kg"),
+            (72.45, "kg", Units::Imperial, 159.7250, "lb"),
+            (72.45, "kg", Units::Uk, 159.7250, "lb"),
+            (1.78, "m", Units::Imperial, 5.8399, "ft"),
+            (10.0, "km", Units::Uk, 6.2137, "mi"),
+            (37.0, "°C", Units::Imperial, 98.6, "°F"),
+            (37.0, "°C", Units::Uk, 37.0, "°C"),
+            (21.9, "%", Units::Imperial, 21.9, "%"),
+            (121.0, "mmHg", Units::Uk, 121.0, "mmHg"),
+            (62.0, "bpm", Units::Imperial, 62.0, "bpm"),
+        ];
+        for (v, si, u, want, label) in cases {
+            let (got, l) = convert(v, si, u).unwrap();
+            assert!((got - want).abs() < 1e-3, "{v} {si} {u:?}: {got}");
+            assert_eq!(l, label);
+        }
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(convert(bad, "kg", Units::Metric), None);
+            assert_eq!(format_quantity(bad, "kg", Units::Uk, 1), None);
+        }
+        assert_eq!(convert(f64::MAX, "kg", Units::Imperial), None);
+        assert_eq!(distance(6120.5, Units::Metric), Some((6.1205, "km")));
+        assert_eq!(distance(1609.344, Units::Imperial), Some((1.0, "mi")));
+    }
+
+    #[test]
+    fn formatting() {
+        let cases = [
+            (72.45, "kg", Units::Metric, 2, "72.45 kg"),
+            (72.45, "kg", Units::Imperial, 1, "159.7 lb"),
+            (72.45, "kg", Units::Uk, 1, "11 st 5.7 lb"),
+            (63.5029, "kg", Units::Uk, 1, "10 st 0 lb"),
+            (1.78, "m", Units::Imperial, 2, "5 ft 10 in"),
+            (1.78, "m", Units::Metric, 2, "1.78 m"),
+            (37.0, "°C", Units::Imperial, 1, "98.6 °F"),
+            (21.875, "%", Units::Uk, 1, "21.9 %"),
+            (8.5, "", Units::Metric, 1, "8.5"),
+            (-0.01, "kg", Units::Metric, 1, "0 kg"),
+            (62.0, "bpm", Units::Metric, 0, "62 bpm"),
+        ];
+        for (v, si, u, d, want) in cases {
+            assert_eq!(format_quantity(v, si, u, d).as_deref(), Some(want), "{v} {si} {u:?}");
+        }
+    }
+}
