@@ -128,7 +128,8 @@ mod tests {
 
     #[test]
     fn permission_checks() {
-        let cases = [(0o600, true), (0o400, true), (0o700, true), (0o640, false), (0o604, false), (0o666, false)];
+        let cases =
+            [(0o600, true), (0o400, true), (0o700, true), (0o640, false), (0o604, false), (0o666, false)];
         for (mode, want) in cases {
             assert_eq!(is_private(mode), want, "{mode:o}");
         }

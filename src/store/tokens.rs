@@ -265,7 +265,12 @@ mod tests {
     fn merge_keeps_fields_the_answer_omitted() {
         let old = tokens("a1", "r1", 0);
         let cases: &[(Grant, &str, &str, Option<&str>)] = &[
-            (Grant { access_token: Some("a2".into()), ..Grant::default() }, "r1", "user.metrics,user.activity", Some("42")),
+            (
+                Grant { access_token: Some("a2".into()), ..Grant::default() },
+                "r1",
+                "user.metrics,user.activity",
+                Some("42"),
+            ),
             (
                 Grant {
                     access_token: Some("a2".into()),
@@ -279,7 +284,11 @@ mod tests {
                 Some("7"),
             ),
             (
-                Grant { access_token: Some("a2".into()), refresh_token: Some(String::new()), ..Grant::default() },
+                Grant {
+                    access_token: Some("a2".into()),
+                    refresh_token: Some(String::new()),
+                    ..Grant::default()
+                },
                 "r1",
                 "user.metrics,user.activity",
                 Some("42"),
@@ -301,7 +310,8 @@ mod tests {
     fn debug_redacts_secrets() {
         let s = format!("{:?}", tokens("SECRETACCESS", "SECRETREFRESH", 0));
         assert!(!s.contains("SECRETACCESS") && !s.contains("SECRETREFRESH"), "{s}");
-        let g = Grant { access_token: Some("SA".into()), refresh_token: Some("SR".into()), ..Grant::default() };
+        let g =
+            Grant { access_token: Some("SA".into()), refresh_token: Some("SR".into()), ..Grant::default() };
         let s = format!("{g:?}");
         assert!(!s.contains("SA\"") && !s.contains("SR\""), "{s}");
     }
@@ -314,7 +324,11 @@ mod tests {
         let mut refresh = |t: &Tokens| -> Result<Grant> {
             calls += 1;
             assert_eq!(t.refresh_token, "r1");
-            Ok(Grant { access_token: Some("a2".into()), refresh_token: Some("r2".into()), ..Grant::default() })
+            Ok(Grant {
+                access_token: Some("a2".into()),
+                refresh_token: Some("r2".into()),
+                ..Grant::default()
+            })
         };
         assert_eq!(fresh_access_token(&p, 10_000 - 301, &mut refresh).unwrap(), "a1");
         assert_eq!(fresh_access_token(&p, 10_000 - 299, &mut refresh).unwrap(), "a2");

@@ -21,7 +21,13 @@ pub fn scopes_param(scopes: &str) -> String {
 }
 
 /// `{account_url}/oauth2_user/authorize2?response_type=code&client_id…&scope…&redirect_uri…&state…`.
-pub fn authorize_url(account_url: &str, client_id: &str, scopes: &str, redirect_uri: &str, state: &str) -> String {
+pub fn authorize_url(
+    account_url: &str,
+    client_id: &str,
+    scopes: &str,
+    redirect_uri: &str,
+    state: &str,
+) -> String {
     format!(
         "{}/oauth2_user/authorize2?response_type=code&client_id={}&scope={}&redirect_uri={}&state={}",
         account_url.trim_end_matches('/'),
@@ -79,10 +85,10 @@ pub fn callback_from_query(query: &str, expected_state: Option<&str>) -> Result<
         return Err(Error::NeedsAuth(format!("authorization failed: {what}")));
     }
     let state = get("state");
-    if let (Some(want), Some(got)) = (expected_state, state.as_deref()) {
-        if want != got {
-            return Err(Error::arg("state", "does not match the one this sign-in started with (possible CSRF)"));
-        }
+    if let (Some(want), Some(got)) = (expected_state, state.as_deref())
+        && want != got
+    {
+        return Err(Error::arg("state", "does not match the one this sign-in started with (possible CSRF)"));
     }
     if expected_state.is_some() && state.is_none() {
         return Err(Error::arg("state", "is missing from the callback"));
@@ -94,7 +100,12 @@ pub fn callback_from_query(query: &str, expected_state: Option<&str>) -> Result<
 }
 
 /// The authorization-code grant form.
-pub fn exchange_form(client_id: &str, secret: &str, code: &str, redirect_uri: &str) -> Vec<(&'static str, String)> {
+pub fn exchange_form(
+    client_id: &str,
+    secret: &str,
+    code: &str,
+    redirect_uri: &str,
+) -> Vec<(&'static str, String)> {
     vec![
         ("action", "requesttoken".to_string()),
         ("grant_type", "authorization_code".to_string()),
@@ -121,7 +132,9 @@ pub fn parse_grant(body: &Value) -> Grant {
     let s = |k: &str| match body.get(k) {
         Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),
-        Some(Value::Array(items)) => Some(items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(",")),
+        Some(Value::Array(items)) => {
+            Some(items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","))
+        }
         _ => None,
     };
     Grant {

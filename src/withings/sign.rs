@@ -78,11 +78,7 @@ mod tests {
     #[test]
     fn published_test_vectors() {
         let cases = [
-            (
-                "getnonce",
-                "1735689600",
-                "d1335eb26723aa8fee9a403faf7185c0e319cda6a4bcb99255c085765deb47d6",
-            ),
+            ("getnonce", "1735689600", "d1335eb26723aa8fee9a403faf7185c0e319cda6a4bcb99255c085765deb47d6"),
             (
                 "revoke",
                 "5f0c7e1a2b3c4d5e6f708192a3b4c5d6e7f80912",
