@@ -211,6 +211,39 @@ fn require(path: &Path) -> Result<Tokens> {
     }
 }
 
+/// How long a `state` from `withings_get_auth_url` stays acceptable.
+pub const PENDING_STATE_SECS: i64 = 900;
+
+/// Where the pending OAuth `state` lives: `oauth_state.json` next to the token file.
+pub fn pending_state_path(token_path: &Path) -> PathBuf {
+    fsutil::parent(token_path).join("oauth_state.json")
+}
+
+/// Remembers the `state` of an authorization URL handed out by a tool, so that the later code
+/// exchange can check it (the tool calls may come from different processes).
+pub fn save_pending_state(token_path: &Path, state: &str, now: i64) -> Result<()> {
+    let path = pending_state_path(token_path);
+    fsutil::ensure_private_dir(&fsutil::parent(&path))?;
+    let text = serde_json::json!({ "state": state, "created_at": now }).to_string();
+    fsutil::write_atomic(&path, text.as_bytes(), 0o600)
+}
+
+/// The pending `state`, when one was saved less than `PENDING_STATE_SECS` ago.
+pub fn pending_state(token_path: &Path, now: i64) -> Option<String> {
+    let text = fs::read_to_string(pending_state_path(token_path)).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let created = v.get("created_at")?.as_i64()?;
+    match now - created < PENDING_STATE_SECS {
+        true => v.get("state")?.as_str().map(str::to_string),
+        false => None,
+    }
+}
+
+/// Forgets the pending `state` (after a successful exchange).
+pub fn clear_pending_state(token_path: &Path) -> Result<bool> {
+    fsutil::remove_if_exists(&pending_state_path(token_path))
+}
+
 /// The lock file next to the token file: `tokens.json.lock`.
 pub fn lock_path(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
@@ -365,6 +398,18 @@ mod tests {
             assert!(err.contains(want), "{err}");
             assert_eq!(fs::read_to_string(&p).unwrap(), *text);
         }
+        fs::remove_dir_all(p.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn pending_state_round_trip_and_expiry() {
+        let p = tmp("state");
+        assert_eq!(pending_state(&p, 0), None);
+        save_pending_state(&p, "s1", 1000).unwrap();
+        assert_eq!(pending_state(&p, 1000 + PENDING_STATE_SECS - 1).as_deref(), Some("s1"));
+        assert_eq!(pending_state(&p, 1000 + PENDING_STATE_SECS), None);
+        assert!(clear_pending_state(&p).unwrap());
+        assert_eq!(pending_state(&p, 1000), None);
         fs::remove_dir_all(p.parent().unwrap()).unwrap();
     }
 

@@ -2,6 +2,7 @@
 //! annotations, handler) and renders markdown and `structuredContent`. The MCP layer and the
 //! `call` command both go through `run`, so validation and defaults are the same everywhere.
 
+pub mod auth;
 pub mod schema;
 
 use serde_json::{Map, Value};
@@ -93,7 +94,7 @@ pub struct Tool {
 
 /// Every tool, in the order `tools/list` shows them.
 pub fn all() -> Vec<Tool> {
-    Vec::new()
+    auth::tools()
 }
 
 /// Finds a tool by exact name.
