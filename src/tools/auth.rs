@@ -262,7 +262,7 @@ pub fn next_steps(ready: bool, checks: &[Check]) -> Vec<String> {
     if failed("token_file") || failed("refresh_token") || failed("scopes") {
         steps.push("Run `withings-mcp auth` (or withings_get_auth_url then withings_exchange_code).".into());
     }
-    if failed("token_permissions") {
+    if checks.iter().any(|c| c.id == "token_permissions" && !c.ok && c.detail.starts_with("mode")) {
         steps.push("Make the token file private: `chmod 600 ~/.withings-mcp/tokens.json`.".into());
     }
     steps
