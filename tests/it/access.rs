@@ -441,3 +441,31 @@ fn tool_flow_get_auth_url_then_exchange_checks_the_state() {
     fake.assert_no_secrets(&format!("{}{}", out.structured, out.markdown));
     let _ = withings::oauth::TOKEN_PATH;
 }
+
+#[test]
+fn setup_writes_a_private_config_merging_existing_keys_then_doctor_sees_it() {
+    let fake = FakeWithings::start();
+    let home = TempHome::new("setup");
+    std::fs::create_dir_all(home.state_dir()).unwrap();
+    std::fs::write(home.state_dir().join("config.json"), r#"{"WITHINGS_TZ":"Europe/Paris"}"#).unwrap();
+    let mut c = home.command(&fake);
+    c.env_remove("WITHINGS_CLIENT_ID").env_remove("WITHINGS_CLIENT_SECRET");
+    c.args(["setup", "--non-interactive", "--no-auth", "--json", "--client-id", "cid9", "--client-secret"]);
+    c.arg(crate::fake::CLIENT_SECRET);
+    let r = run(c);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let cfg = home.state_dir().join("config.json");
+    assert_eq!(mode(&cfg), 0o600);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&cfg).unwrap()).unwrap();
+    assert_eq!(
+        (v["WITHINGS_TZ"].as_str(), v["WITHINGS_CLIENT_ID"].as_str()),
+        (Some("Europe/Paris"), Some("cid9"))
+    );
+    fake.assert_no_secrets(&r.all());
+    // Without an id and not on a terminal: a usage error.
+    let mut c = home.command(&fake);
+    c.env_remove("WITHINGS_CLIENT_ID");
+    std::fs::remove_file(&cfg).unwrap();
+    c.args(["setup", "--non-interactive", "--no-auth"]);
+    assert_eq!(run(c).code, 2);
+}
