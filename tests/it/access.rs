@@ -462,10 +462,20 @@ fn setup_writes_a_private_config_merging_existing_keys_then_doctor_sees_it() {
         (Some("Europe/Paris"), Some("cid9"))
     );
     fake.assert_no_secrets(&r.all());
-    // Without an id and not on a terminal: a usage error.
+    // Without an id and not on a terminal: a usage error when auth would run…
     let mut c = home.command(&fake);
     c.env_remove("WITHINGS_CLIENT_ID");
     std::fs::remove_file(&cfg).unwrap();
+    c.args(["setup", "--non-interactive"]);
+    let r = run(c);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("WITHINGS_CLIENT_ID"), "{}", r.all());
+    assert!(!cfg.exists(), "nothing is written on a usage error");
+    // …but wiring without signing in works and says what is missing.
+    let mut c = home.command(&fake);
+    c.env_remove("WITHINGS_CLIENT_ID");
     c.args(["setup", "--non-interactive", "--no-auth"]);
-    assert_eq!(run(c).code, 2);
+    let r = run(c);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("WITHINGS_CLIENT_ID is not set yet"), "{}", r.all());
 }
