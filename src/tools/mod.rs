@@ -8,6 +8,7 @@ pub mod local;
 pub mod prompts;
 pub mod resources;
 pub mod schema;
+pub mod trends;
 
 use serde_json::{Map, Value};
 
@@ -141,6 +142,7 @@ pub fn all() -> Vec<Tool> {
     let mut v = auth::tools();
     v.extend(local::tools());
     v.extend(data::tools());
+    v.extend(trends::tools());
     v.sort_by_key(|t| ORDER.iter().position(|n| *n == t.name).unwrap_or(ORDER.len()));
     v
 }
