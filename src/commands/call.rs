@@ -15,12 +15,16 @@ use crate::{Error, Result};
 /// `{"error": {kind, message, argument?}}` on stdout, the message on stderr, and returns 1.
 pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
     let Some(tool) = tools::find(&opts.tool) else {
-        return Err(Error::Usage(format!("unknown tool `{}`; run `withings-mcp tools` for the names", opts.tool)));
+        return Err(Error::Usage(format!(
+            "unknown tool `{}`; run `withings-mcp tools` for the names",
+            opts.tool
+        )));
     };
     let args: Value = match &opts.json {
         None => Value::Object(Default::default()),
-        Some(text) => serde_json::from_str(text)
-            .map_err(|e| Error::Usage(format!("--json: not valid JSON: {e}")))?,
+        Some(text) => {
+            serde_json::from_str(text).map_err(|e| Error::Usage(format!("--json: not valid JSON: {e}")))?
+        }
     };
     let (value, code) = match tools::run(ctx, &tool, &args) {
         Ok(out) => (dispatch::with_demo_flag(ctx, out.structured), 0),

@@ -61,7 +61,8 @@ impl Engine {
     /// One HTTP request: `version` is the validated `MCP-Protocol-Version` header (absent means
     /// 2025-03-26, as the transport specifies).
     pub fn http(ctx: Ctx, version: Option<&str>) -> Engine {
-        let negotiated = HANDSHAKE_VERSIONS.iter().copied().find(|v| Some(*v) == version).or(Some("2025-03-26"));
+        let negotiated =
+            HANDSHAKE_VERSIONS.iter().copied().find(|v| Some(*v) == version).or(Some("2025-03-26"));
         Engine { ctx, transport: Transport::Http, negotiated, log_level: "info" }
     }
 
@@ -92,7 +93,9 @@ impl Engine {
             let version = self.negotiated.unwrap_or("(none yet)");
             let e = RpcError::new(
                 jsonrpc::INVALID_REQUEST,
-                format!("invalid request: JSON-RPC batches are only allowed in protocol version 2025-03-26, not {version}"),
+                format!(
+                    "invalid request: JSON-RPC batches are only allowed in protocol version 2025-03-26, not {version}"
+                ),
             );
             return Some(jsonrpc::error(Value::Null, e));
         }
@@ -105,7 +108,10 @@ impl Engine {
             .filter_map(|item| {
                 if item.get("method").and_then(Value::as_str) == Some("initialize") {
                     let id = item.get("id").cloned().unwrap_or(Value::Null);
-                    let e = RpcError::new(jsonrpc::INVALID_REQUEST, "invalid request: initialize must not be part of a batch");
+                    let e = RpcError::new(
+                        jsonrpc::INVALID_REQUEST,
+                        "invalid request: initialize must not be part of a batch",
+                    );
                     return Some(jsonrpc::error(id, e));
                 }
                 self.handle_message(item)
@@ -253,10 +259,15 @@ impl Engine {
                 Era::Handshake => jsonrpc::RESOURCE_NOT_FOUND,
                 Era::Stateless => jsonrpc::INVALID_PARAMS,
             };
-            return Err(RpcError::new(code, format!("resource not found: {uri}")).with_data(json!({"uri": uri})));
+            return Err(
+                RpcError::new(code, format!("resource not found: {uri}")).with_data(json!({"uri": uri}))
+            );
         };
         let Some(tool) = tools::find(res.tool) else {
-            return Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("resource {uri} is not available in this build")));
+            return Err(RpcError::new(
+                jsonrpc::INTERNAL_ERROR,
+                format!("resource {uri} is not available in this build"),
+            ));
         };
         let args = (res.args)();
         match tools::run(&self.ctx, &tool, &args) {
@@ -284,7 +295,9 @@ fn success_result(ctx: &Ctx, args: &Value, out: Output) -> Value {
     let json_text = args.get("response_format").and_then(Value::as_str) == Some("json");
     let text = match json_text {
         true => serde_json::to_string_pretty(&structured).unwrap_or_default(),
-        false if ctx.demo() => format!("> Demo account: synthetic data, not a real person's.\n\n{}", out.markdown),
+        false if ctx.demo() => {
+            format!("> Demo account: synthetic data, not a real person's.\n\n{}", out.markdown)
+        }
         false => out.markdown,
     };
     let mut content = vec![json!({"type": "text", "text": text})];
@@ -334,7 +347,10 @@ const LEVELS: &[&str] = &["debug", "info", "notice", "warning", "error", "critic
 /// Parses a message, mapping invalid UTF-8 and invalid JSON to a parse error that says which.
 pub fn parse(bytes: &[u8]) -> Result<Value, RpcError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        RpcError::new(jsonrpc::PARSE_ERROR, format!("parse error: message is not valid UTF-8 (at byte {})", e.valid_up_to()))
+        RpcError::new(
+            jsonrpc::PARSE_ERROR,
+            format!("parse error: message is not valid UTF-8 (at byte {})", e.valid_up_to()),
+        )
     })?;
     serde_json::from_str(text).map_err(|e| RpcError::new(jsonrpc::PARSE_ERROR, format!("parse error: {e}")))
 }
@@ -347,7 +363,9 @@ fn era_of(params: &Map<String, Value>) -> Result<Era, RpcError> {
         return Ok(Era::Handshake);
     };
     let Some(version) = version.as_str() else {
-        return Err(RpcError::invalid_params(format!("invalid params: `_meta.{META_VERSION}` must be a string")));
+        return Err(RpcError::invalid_params(format!(
+            "invalid params: `_meta.{META_VERSION}` must be a string"
+        )));
     };
     if version == STATELESS {
         if !meta.get(META_CAPABILITIES).is_some_and(Value::is_object) {
@@ -477,7 +495,9 @@ fn get_prompt(params: &Map<String, Value>) -> Result<Value, RpcError> {
         Some(Value::Object(m)) => {
             for (k, v) in m {
                 let Some(s) = v.as_str() else {
-                    return Err(RpcError::invalid_params(format!("invalid params: prompt argument `{k}` must be a string")));
+                    return Err(RpcError::invalid_params(format!(
+                        "invalid params: prompt argument `{k}` must be a string"
+                    )));
                 };
                 args.insert(k.clone(), s.to_string());
             }
@@ -488,9 +508,10 @@ fn get_prompt(params: &Map<String, Value>) -> Result<Value, RpcError> {
 }
 
 fn complete(params: &Map<String, Value>) -> Result<Value, RpcError> {
-    let reference = params.get("ref").and_then(Value::as_object).ok_or_else(|| {
-        RpcError::invalid_params("invalid params: `ref` must be an object")
-    })?;
+    let reference = params
+        .get("ref")
+        .and_then(Value::as_object)
+        .ok_or_else(|| RpcError::invalid_params("invalid params: `ref` must be an object"))?;
     let argument = params.get("argument").and_then(Value::as_object).ok_or_else(|| {
         RpcError::invalid_params("invalid params: `argument` must be an object with `name` and `value`")
     })?;
@@ -506,7 +527,11 @@ fn complete(params: &Map<String, Value>) -> Result<Value, RpcError> {
         }
         // We publish no resource templates, so there is nothing to complete.
         Some("ref/resource") => Vec::new(),
-        _ => return Err(RpcError::invalid_params("invalid params: `ref.type` must be ref/prompt or ref/resource")),
+        _ => {
+            return Err(RpcError::invalid_params(
+                "invalid params: `ref.type` must be ref/prompt or ref/resource",
+            ));
+        }
     };
     let total = values.len();
     Ok(json!({"completion": {"values": values, "total": total, "hasMore": false}}))
@@ -516,7 +541,9 @@ fn check_cursor(params: &Map<String, Value>) -> Result<(), RpcError> {
     match params.get("cursor") {
         None | Some(Value::Null) => Ok(()),
         // Every list fits on one page, so no cursor we could have issued exists.
-        Some(_) => Err(RpcError::invalid_params("invalid params: unknown `cursor` (every list fits on one page)")),
+        Some(_) => {
+            Err(RpcError::invalid_params("invalid params: unknown `cursor` (every list fits on one page)"))
+        }
     }
 }
 

@@ -62,7 +62,9 @@ pub fn classify(v: Value) -> Result<Message, (Value, RpcError)> {
         Some(i @ (Value::String(_) | Value::Number(_))) => i.clone(),
         _ => Value::Null,
     };
-    let bad = |msg: &str| Err((id_for_error.clone(), RpcError::new(INVALID_REQUEST, format!("invalid request: {msg}"))));
+    let bad = |msg: &str| {
+        Err((id_for_error.clone(), RpcError::new(INVALID_REQUEST, format!("invalid request: {msg}"))))
+    };
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return bad("`jsonrpc` must be \"2.0\"");
     }
@@ -77,12 +79,17 @@ pub fn classify(v: Value) -> Result<Message, (Value, RpcError)> {
         Some(Value::Object(p)) => p,
         // Positional params are valid JSON-RPC but no MCP method takes them.
         Some(_) => {
-            return Err((id_for_error, RpcError::invalid_params(format!("invalid params for `{method}`: expected an object"))));
+            return Err((
+                id_for_error,
+                RpcError::invalid_params(format!("invalid params for `{method}`: expected an object")),
+            ));
         }
     };
     match id {
         None => Ok(Message::Notification { method }),
-        Some(Value::String(_) | Value::Number(_)) => Ok(Message::Request { id: id_for_error, method, params }),
+        Some(Value::String(_) | Value::Number(_)) => {
+            Ok(Message::Request { id: id_for_error, method, params })
+        }
         Some(Value::Null) => bad("`id` must not be null"),
         Some(_) => bad("`id` must be a string or an integer"),
     }

@@ -15,7 +15,9 @@ pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<u8> {
             None | Some("stdio") => false,
             Some("http") => true,
             Some(other) => {
-                return Err(Error::Config(format!("WITHINGS_MCP_TRANSPORT must be `stdio` or `http`, got `{other}`")));
+                return Err(Error::Config(format!(
+                    "WITHINGS_MCP_TRANSPORT must be `stdio` or `http`, got `{other}`"
+                )));
             }
         };
     match http {

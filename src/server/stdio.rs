@@ -24,7 +24,9 @@ pub fn serve(engine: &mut Engine, input: &mut dyn BufRead, output: &mut dyn Writ
             Line::TooLong(n) => {
                 let e = jsonrpc::RpcError::new(
                     jsonrpc::INVALID_REQUEST,
-                    format!("invalid request: message of {n} bytes exceeds the {MAX_LINE}-byte limit; skipped"),
+                    format!(
+                        "invalid request: message of {n} bytes exceeds the {MAX_LINE}-byte limit; skipped"
+                    ),
                 );
                 Some(jsonrpc::error(serde_json::Value::Null, e).to_string())
             }
@@ -37,7 +39,10 @@ pub fn serve(engine: &mut Engine, input: &mut dyn BufRead, output: &mut dyn Writ
             }
         };
         if let Some(reply) = reply {
-            let written = output.write_all(reply.as_bytes()).and_then(|()| output.write_all(b"\n")).and_then(|()| output.flush());
+            let written = output
+                .write_all(reply.as_bytes())
+                .and_then(|()| output.write_all(b"\n"))
+                .and_then(|()| output.flush());
             match written {
                 Ok(()) => {}
                 // The client closed our stdout: there is nobody left to answer.

@@ -90,7 +90,12 @@ pub fn all() -> Vec<Prompt> {
                     required: true,
                     completions: &[],
                 },
-                Arg { name: "before", description: "End date, YYYY-MM-DD (optional)", required: false, completions: &[] },
+                Arg {
+                    name: "before",
+                    description: "End date, YYYY-MM-DD (optional)",
+                    required: false,
+                    completions: &[],
+                },
             ],
             render: |a| {
                 let after = a.get("after").map(String::as_str).unwrap_or("");
