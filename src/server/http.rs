@@ -129,10 +129,8 @@ pub fn precheck(method: &str, url: &str, headers: &Headers) -> std::result::Resu
             "the Host header must name a loopback address (localhost, 127.0.0.1 or [::1])",
         ));
     }
-    if let Some(origin) = header(headers, "origin") {
-        if !origin_ok(origin) {
-            return Err(forbidden("cross-origin requests are refused; Origin must be a loopback origin"));
-        }
+    if header(headers, "origin").is_some_and(|o| !origin_ok(o)) {
+        return Err(forbidden("cross-origin requests are refused; Origin must be a loopback origin"));
     }
     let path = url.split(['?', '#']).next().unwrap_or("");
     match (path, method) {
@@ -143,10 +141,10 @@ pub fn precheck(method: &str, url: &str, headers: &Headers) -> std::result::Resu
         ("/mcp", _) => return Err(Reply::empty(405).with_header("Allow", "POST")),
         _ => return Err(Reply::json(404, &json!({"error": "not found; MCP is served at POST /mcp"}))),
     }
-    if let Some(len) = header(headers, "content-length") {
-        if len.trim().parse::<u64>().map_or(true, |n| n > BODY_LIMIT as u64) {
-            return Err(too_large());
-        }
+    if header(headers, "content-length")
+        .is_some_and(|len| len.trim().parse::<u64>().map_or(true, |n| n > BODY_LIMIT as u64))
+    {
+        return Err(too_large());
     }
     if !header(headers, "content-type").is_some_and(content_type_ok) {
         let e = RpcError::new(
@@ -582,7 +580,8 @@ mod tests {
                 Ok(Route::Mcp(_)) => 0,
                 Err(r) => r.status,
             };
-        let cases: Vec<(&str, &str, Vec<(String, String)>, u16)> = vec![
+        type Case<'a> = (&'a str, &'a str, Vec<(String, String)>, u16);
+        let cases: Vec<Case> = vec![
             ("POST", "/mcp", with(&[]), 0),
             ("POST", "/mcp?x=1", with(&[]), 0),
             ("GET", "/health", with(&[]), 1),
