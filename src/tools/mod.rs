@@ -2,6 +2,7 @@
 //! annotations, handler) and renders markdown and `structuredContent`. The MCP layer and the
 //! `call` command both go through `run`, so validation and defaults are the same everywhere.
 
+pub mod conformance;
 pub mod prompts;
 pub mod resources;
 pub mod schema;
@@ -95,7 +96,10 @@ pub struct Tool {
 
 /// Every tool, in the order `tools/list` shows them.
 pub fn all() -> Vec<Tool> {
-    Vec::new()
+    let mut tools = Vec::new();
+    // Test-only fixtures for the conformance suite; empty unless WITHINGS_MCP_CONFORMANCE=1.
+    tools.extend(conformance::tools());
+    tools
 }
 
 /// Finds a tool by exact name.
