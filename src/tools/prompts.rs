@@ -17,6 +17,9 @@ pub struct Arg {
     pub completions: &'static [&'static str],
 }
 
+/// Builds a prompt's whole `messages` array from its (checked) arguments.
+pub type MessagesFn = fn(&BTreeMap<String, String>) -> Value;
+
 /// One prompt.
 #[derive(Clone)]
 pub struct Prompt {
@@ -27,7 +30,7 @@ pub struct Prompt {
     /// Builds the user message text from the (checked) arguments.
     pub render: fn(&BTreeMap<String, String>) -> String,
     /// Builds the whole `messages` array instead, for prompts with images or embedded resources.
-    pub messages: Option<fn(&BTreeMap<String, String>) -> Value>,
+    pub messages: Option<MessagesFn>,
 }
 
 /// Every prompt, in the order `prompts/list` shows them.
