@@ -1,4 +1,6 @@
 //! The loopback HTTP server, end to end through the real binary over raw TCP.
+// Test helpers outside #[test] functions: failing loudly is the point.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -118,7 +120,8 @@ fn initialize() -> Value {
 
 #[test]
 fn refuses_to_bind_a_non_loopback_address() {
-    let cases: [(&[&str], &[(&str, &str)]); 3] = [
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+    let cases: [Case; 3] = [
         (&["--http", "--host", "0.0.0.0", "--port", "0"], &[]),
         (&["serve", "--http", "--host", "192.0.2.1", "--port", "0"], &[]),
         (&["--http"], &[("WITHINGS_MCP_HOST", "0.0.0.0"), ("WITHINGS_MCP_PORT", "0")]),

@@ -1,4 +1,6 @@
 //! The stdio server and the `call` / `tools` commands, end to end through the real binary.
+// Test helpers outside #[test] functions: failing loudly is the point.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -36,7 +38,6 @@ pub const CONFORMANCE: (&str, &str) = ("WITHINGS_MCP_CONFORMANCE", "1");
 
 struct Run {
     replies: Vec<Value>,
-    stderr: String,
     code: Option<i32>,
 }
 
@@ -56,7 +57,7 @@ fn run(input: &[u8], env: &[(&str, &str)]) -> Run {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
         .collect();
-    Run { replies, stderr: String::from_utf8_lossy(&out.stderr).into_owned(), code: out.status.code() }
+    Run { replies, code: out.status.code() }
 }
 
 fn lines(messages: &[Value]) -> Vec<u8> {
