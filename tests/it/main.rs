@@ -4,3 +4,5 @@
 
 mod access;
 mod fake;
+mod http;
+mod stdio;
