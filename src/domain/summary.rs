@@ -14,6 +14,8 @@
 //! - the next-week plan is derived from the person's own baseline.
 
 mod daily;
+mod markdown;
+mod schema;
 mod weekly;
 
 #[cfg(test)]
@@ -21,8 +23,10 @@ mod tests;
 
 use serde_json::{Value, json};
 
-pub use crate::domain::summary::daily::{daily, daily_markdown, daily_output_schema};
-pub use crate::domain::summary::weekly::{weekly, weekly_markdown, weekly_output_schema};
+pub use crate::domain::summary::daily::daily;
+pub use crate::domain::summary::markdown::{daily_markdown, weekly_markdown};
+pub use crate::domain::summary::schema::{daily_output_schema, weekly_output_schema};
+pub use crate::domain::summary::weekly::{MAX_WINDOW_DAYS, weekly};
 
 /// How many days before the brief's day the daily brief looks at for baselines (usual sleep,
 /// previous weigh-in, recent blood pressure). The tool layer should fetch at least this range.
@@ -352,131 +356,10 @@ fn freshness(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value 
     Value::Object(m)
 }
 
-/// Schema pieces shared by both briefs.
-mod schema {
-    use serde_json::{Map, Value, json};
-
-    pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
-
-    pub fn num() -> Value {
-        json!({"type": ["number", "null"]})
-    }
-
-    pub fn int() -> Value {
-        json!({"type": ["integer", "null"]})
-    }
-
-    pub fn text() -> Value {
-        json!({"type": ["string", "null"]})
-    }
-
-    /// An object whose listed properties are all required (the briefs always emit every key).
-    pub fn obj(props: Value) -> Value {
-        let required: Vec<String> =
-            props.as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
-        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
-    }
-
-    /// Like [`obj`] but the whole object may be `null`.
-    pub fn nullable(props: Value) -> Value {
-        let mut o = obj(props);
-        if let Some(m) = o.as_object_mut() {
-            m.insert("type".into(), json!(["object", "null"]));
-        }
-        o
-    }
-
-    /// An object keyed by the five domain names, each value of the given shape.
-    pub fn per_domain(item: Value) -> Value {
-        let mut props = Map::new();
-        for d in super::DOMAINS {
-            props.insert(d.to_string(), item.clone());
-        }
-        obj(Value::Object(props))
-    }
-
-    pub fn domain_quality() -> Value {
-        per_domain(obj(json!({
-            "status": {"type": "string", "enum": ["ok", "empty", "failed"]},
-            "reason": text(),
-        })))
-    }
-
-    pub fn freshness() -> Value {
-        per_domain(obj(json!({"newest_date": text(), "newest_t": int(), "days_ago": int()})))
-    }
-
-    pub fn action() -> Value {
-        obj(json!({
-            "area": {"type": "string"},
-            "action": {"type": "string"},
-            "why": {"type": "string"},
-        }))
-    }
-
-    pub fn confidence() -> Value {
-        json!({"type": "string", "enum": ["high", "medium", "low", "none"]})
-    }
-
-    pub fn safety() -> Value {
-        obj(json!({"medical_advice": {"const": false}, "note": {"type": "string"}}))
-    }
-}
-
 /// The `safety` block of both briefs.
 fn safety() -> Value {
     json!({
         "medical_advice": false,
         "note": "Wellness context from your own Withings data, not a diagnosis. Talk to a clinician about symptoms or readings that worry you.",
     })
-}
-
-/// Markdown helpers: read a field of the structured answer.
-mod md {
-    use serde_json::Value;
-
-    pub fn f(v: &Value, ptr: &str) -> Option<f64> {
-        v.pointer(ptr).and_then(Value::as_f64)
-    }
-
-    pub fn s<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
-        v.pointer(ptr).and_then(Value::as_str)
-    }
-
-    /// A number with thousands separators and `dp` decimals.
-    pub fn n(x: f64, dp: usize) -> String {
-        let raw = format!("{:.*}", dp, x.abs());
-        let (int, frac) = match raw.split_once('.') {
-            Some((i, f)) => (i.to_string(), format!(".{f}")),
-            None => (raw.clone(), String::new()),
-        };
-        let mut grouped = String::new();
-        for (i, c) in int.chars().enumerate() {
-            if i > 0 && (int.len() - i) % 3 == 0 {
-                grouped.push(',');
-            }
-            grouped.push(c);
-        }
-        let sign = if x < 0.0 && raw.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
-        format!("{sign}{grouped}{frac}")
-    }
-
-    /// A signed change, e.g. `+0.4` or `-1.2`.
-    pub fn signed(x: f64, dp: usize) -> String {
-        let body = n(x, dp);
-        if body.starts_with('-') || body.chars().all(|c| c == '0' || c == '.' || c == ',') {
-            body
-        } else {
-            format!("+{body}")
-        }
-    }
-
-    /// `7 h 05 min` from hours.
-    pub fn hm(hours: f64) -> String {
-        let mins = (hours * 60.0).round() as i64;
-        match (mins / 60, mins % 60) {
-            (0, m) => format!("{m} min"),
-            (h, m) => format!("{h} h {m:02} min"),
-        }
-    }
 }

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::*;
+use crate::domain::summary::markdown::md;
 use crate::tools::schema::check;
 
 /// 2024-10-04.
@@ -622,6 +623,9 @@ fn every_fixture_validates_in_both_briefs() {
             weekly_checked(inputs, D, days, compare);
         }
     }
+    let (v, _) = weekly_checked(&empty(), D, i64::MAX, -5);
+    assert_eq!(v["window"]["days"], 366);
+    assert_eq!(v["window"]["compare_days"], 0);
     // Schemas keep the top level open for the tool layer's additions (e.g. `demo`).
     for s in [daily_output_schema(), weekly_output_schema()] {
         assert!(s.get("additionalProperties").is_none());

@@ -3,15 +3,18 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::domain::summary::daily::{actions_md, quality_md};
+use crate::domain::summary::markdown::md;
 use crate::domain::summary::{
     DOMAINS, Inputs, Night, activity_of, at_or_above_130_80, clock, domain_quality, fin, freshness, int,
-    main_sleep, md, mean, median, num, safety, schema, spread, unwrap_bedtime,
+    main_sleep, mean, median, num, safety, spread, unwrap_bedtime,
 };
 
 /// A window needs data on at least this share of its days (and at least 3 days) before its
 /// averages are used to classify load or set targets.
 const MIN_COVERAGE: f64 = 0.4;
+
+/// The longest window (and comparison window) a weekly brief covers.
+pub const MAX_WINDOW_DAYS: i64 = 366;
 
 /// The weekly brief: the `days` days ending `today` inclusive, compared with the `compare_days`
 /// days before them (0 = no comparison). Today's activity is left out of averages because the
@@ -23,8 +26,10 @@ pub fn weekly(
     compare_days: i64,
     label: &dyn Fn(i64) -> String,
 ) -> Value {
-    let days = days.max(1);
-    let compare_days = compare_days.max(0);
+    // The tool layer validates its arguments; the clamp only keeps a stray caller from looping
+    // over millions of days.
+    let days = days.clamp(1, MAX_WINDOW_DAYS);
+    let compare_days = compare_days.clamp(0, MAX_WINDOW_DAYS);
     let start = today - days + 1;
     let cur = aggregate(inputs, start, today, today);
     let prev = match compare_days {
@@ -595,180 +600,4 @@ fn confidence(cur: &Agg, failed: &[&str]) -> (&'static str, Vec<String>) {
         reasons.push(format!("could not read: {}", failed.join(", ")));
     }
     (level, reasons)
-}
-
-/// The JSON Schema every [`weekly`] answer satisfies.
-pub fn weekly_output_schema() -> Value {
-    use schema::{action, confidence, domain_quality, freshness, int, nullable, num, obj, safety, text};
-    let count = json!({"type": "integer", "minimum": 0});
-    let dated = nullable(json!({"date": {"type": "string"}, "weight_kg": num()}));
-    let agg = json!({
-        "start": {"type": "string"}, "end": {"type": "string"}, "days": count,
-        "days_with_activity": count, "nights_with_sleep": count, "days_with_weight": count,
-        "avg_steps": int(), "median_steps": int(), "total_steps": int(), "avg_active_minutes": int(),
-        "avg_distance_km": num(), "avg_active_calories_kcal": int(), "avg_sleep_hours": num(),
-        "avg_sleep_score": num(), "nights_with_score": count, "avg_sleep_efficiency_pct": num(),
-        "avg_bedtime": text(), "bedtime_spread_min": int(), "avg_wake_time": text(),
-        "avg_sleep_hr_bpm": num(), "avg_resting_hr_bpm": num(), "naps": count, "weighins": count,
-        "first_weight": dated, "latest_weight": dated, "latest_weight_kg": num(), "weight_change_kg": num(),
-        "weight_change_method": {"type": ["string", "null"], "enum": ["last_minus_first", "median_of_last_3_minus_first_3", null]},
-        "avg_fat_ratio_pct": num(), "bp_readings": count, "avg_systolic_mmhg": num(), "avg_diastolic_mmhg": num(),
-        "ecg_recordings": count, "ecg_afib": count,
-    });
-    let delta_item = obj(
-        json!({"current": {"type": "number"}, "previous": {"type": "number"}, "change": {"type": "number"}, "change_pct": num()}),
-    );
-    let names = json!({"type": "array", "items": {"type": "string", "enum": DOMAINS}});
-    json!({
-        "$schema": schema::DIALECT,
-        "type": "object",
-        "required": ["kind", "status", "window", "scorecard", "diagnostic", "data_quality", "freshness", "safety"],
-        "properties": {
-            "kind": {"const": "weekly_summary"},
-            "status": {"type": "string", "enum": ["ok", "partial", "no_data", "unavailable"]},
-            "window": obj(json!({
-                "start": {"type": "string"}, "end": {"type": "string"}, "days": {"type": "integer", "minimum": 1},
-                "compare_days": count, "previous_start": text(), "previous_end": text(),
-            })),
-            "scorecard": obj(json!({
-                "current": obj(agg.clone()),
-                "previous": nullable(agg),
-                "delta": {"type": ["object", "null"], "additionalProperties": delta_item},
-            })),
-            "diagnostic": obj(json!({
-                "load_classification": {"type": "string", "enum": ["insufficient_data", "high_activity_low_sleep",
-                    "sleep_limited", "good_base", "low_activity", "neutral"]},
-                "load_basis": {"type": "string"},
-                "bottlenecks": {"type": "array", "items": obj(json!({
-                    "area": {"type": "string"}, "issue": {"type": "string"}, "summary": {"type": "string"},
-                    "evidence": {"type": "object"},
-                }))},
-                "next_week_plan": {"type": "array", "items": obj(json!({
-                    "area": {"type": "string"}, "target": {"type": "string"}, "why": {"type": "string"},
-                }))},
-                "action_candidates": {"type": "array", "items": action()},
-            })),
-            "data_quality": obj(json!({
-                "confidence": confidence(),
-                "confidence_reasons": {"type": "array", "items": {"type": "string"}},
-                "coverage": obj(json!({
-                    "nights_with_sleep": count, "days_with_activity": count, "activity_days_considered": count,
-                    "days_with_weight": count, "sleep_pct": num(), "activity_pct": num(),
-                })),
-                "failed": names,
-                "domains": domain_quality(),
-            })),
-            "freshness": freshness(),
-            "safety": safety(),
-        },
-    })
-}
-
-/// A person-friendly rendering of a [`weekly`] answer.
-pub fn weekly_markdown(v: &Value) -> String {
-    let mut out = format!(
-        "# Withings weekly brief: {} to {}\n\n",
-        md::s(v, "/window/start").unwrap_or("?"),
-        md::s(v, "/window/end").unwrap_or("?")
-    );
-    match md::s(v, "/status") {
-        Some("no_data") => out.push_str("Nothing was recorded in this window.\n\n"),
-        Some("unavailable") => out.push_str("No Withings data could be read; see Data quality below.\n\n"),
-        _ => {}
-    }
-    let d = &v["diagnostic"];
-    out.push_str(&format!(
-        "**Load:** {} ({})\n\n",
-        md::s(d, "/load_classification").unwrap_or("?").replace('_', " "),
-        md::s(d, "/load_basis").unwrap_or("")
-    ));
-
-    let has_prev = v["scorecard"]["previous"].is_object();
-    out.push_str("## Scorecard\n");
-    out.push_str(match has_prev {
-        true => "| metric | this period | previous | change |\n|---|---|---|---|\n",
-        false => "| metric | this period |\n|---|---|\n",
-    });
-    let rows: [(&str, &str, &str, usize); 9] = [
-        ("avg_steps", "Steps a day", "", 0),
-        ("avg_active_minutes", "Active minutes a day", " min", 0),
-        ("avg_sleep_hours", "Sleep a night", " h", 2),
-        ("avg_sleep_score", "Sleep score", "", 1),
-        ("avg_sleep_efficiency_pct", "Sleep efficiency", " %", 1),
-        ("avg_resting_hr_bpm", "Lowest heart rate in sleep", " bpm", 1),
-        ("latest_weight_kg", "Latest weight", " kg", 2),
-        ("avg_systolic_mmhg", "Systolic blood pressure", " mmHg", 1),
-        ("avg_diastolic_mmhg", "Diastolic blood pressure", " mmHg", 1),
-    ];
-    let show = |x: Option<f64>, unit: &str, dp: usize| match x {
-        Some(x) => format!("{}{unit}", md::n(x, dp)),
-        None => "no data".to_string(),
-    };
-    for (key, name, unit, dp) in rows {
-        let c = md::f(v, &format!("/scorecard/current/{key}"));
-        let line = match has_prev {
-            true => {
-                let p = md::f(v, &format!("/scorecard/previous/{key}"));
-                let ch = match (
-                    md::f(v, &format!("/scorecard/delta/{key}/change")),
-                    md::f(v, &format!("/scorecard/delta/{key}/change_pct")),
-                ) {
-                    (Some(a), Some(p)) => format!("{}{unit} ({} %)", md::signed(a, dp), md::signed(p, 1)),
-                    (Some(a), None) => format!("{}{unit}", md::signed(a, dp)),
-                    _ => "n/a (missing on one side)".into(),
-                };
-                format!("| {name} | {} | {} | {ch} |\n", show(c, unit, dp), show(p, unit, dp))
-            }
-            false => format!("| {name} | {} |\n", show(c, unit, dp)),
-        };
-        out.push_str(&line);
-    }
-    let cur = &v["scorecard"]["current"];
-    out.push_str(&format!(
-        "\nCoverage: sleep on {} of {} nights, activity on {} days, weight on {} days.\n",
-        md::f(cur, "/nights_with_sleep").unwrap_or(0.0),
-        md::f(cur, "/days").unwrap_or(0.0),
-        md::f(cur, "/days_with_activity").unwrap_or(0.0),
-        md::f(cur, "/days_with_weight").unwrap_or(0.0),
-    ));
-    if let Some(w) = md::f(cur, "/weight_change_kg") {
-        let how = match md::s(cur, "/weight_change_method") {
-            Some("median_of_last_3_minus_first_3") => {
-                "median of the last 3 weigh-ins minus median of the first 3"
-            }
-            _ => "last weigh-in minus first",
-        };
-        out.push_str(&format!("Weight change: {} kg ({how}).\n", md::signed(w, 2)));
-    }
-    if let Some(b) = md::s(cur, "/avg_bedtime") {
-        out.push_str(&format!(
-            "Average bedtime {b}, average wake-up {}.\n",
-            md::s(cur, "/avg_wake_time").unwrap_or("?")
-        ));
-    }
-
-    out.push_str("\n## Bottlenecks\n");
-    let bs: Vec<&Value> = d["bottlenecks"].as_array().into_iter().flatten().collect();
-    if bs.is_empty() {
-        out.push_str("- No bottleneck stands out in this data.\n");
-    }
-    for b in bs {
-        out.push_str(&format!("- {}\n", md::s(b, "/summary").unwrap_or("?")));
-    }
-    out.push_str("\n## Next-week plan\n");
-    let plan: Vec<&Value> = d["next_week_plan"].as_array().into_iter().flatten().collect();
-    if plan.is_empty() {
-        out.push_str("- Keep your current routine.\n");
-    }
-    for p in plan {
-        out.push_str(&format!(
-            "- **{}:** {} ({})\n",
-            md::s(p, "/area").unwrap_or("?").replace('_', " "),
-            md::s(p, "/target").unwrap_or("?"),
-            md::s(p, "/why").unwrap_or("?")
-        ));
-    }
-    out.push_str(&actions_md(&d["action_candidates"]));
-    out.push_str(&quality_md(v));
-    out
 }
