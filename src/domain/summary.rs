@@ -301,6 +301,11 @@ fn clock(secs: i64) -> String {
     format!("{:02}:{:02}", s / 3600, (s % 3600) / 60)
 }
 
+/// A suggested bedtime: `secs` after local midnight minus `earlier` seconds, on a quarter hour.
+fn bedtime_target(secs: i64, earlier: i64) -> String {
+    clock(((secs - earlier) as f64 / 900.0).round() as i64 * 900)
+}
+
 /// Bedtimes unwrapped around midnight so that 23:30 and 00:30 are an hour apart, not 23 hours:
 /// anything before noon counts as after midnight.
 fn unwrap_bedtime(secs: i64) -> f64 {

@@ -4,8 +4,9 @@ use serde_json::{Value, json};
 
 use crate::domain::summary::markdown::md;
 use crate::domain::summary::{
-    Bp, DAILY_LOOKBACK_DAYS, DOMAINS, Inputs, Night, Weighin, activity_of, at_or_above_130_80, clock,
-    domain_quality, fin, freshness, int, main_sleep, median, num, safety, unwrap_bedtime,
+    Bp, DAILY_LOOKBACK_DAYS, DOMAINS, Inputs, Night, Weighin, activity_of, at_or_above_130_80,
+    bedtime_target, clock, domain_quality, fin, freshness, int, main_sleep, median, num, safety,
+    unwrap_bedtime,
 };
 
 /// The daily brief for `day`. `today` tells whether the day is still in progress (its activity is
@@ -365,7 +366,7 @@ fn actions(
             ));
         }
     }
-    let bedtime = r.usual_bedtime.map(|b| clock(b - 1800));
+    let bedtime = r.usual_bedtime.map(|b| bedtime_target(b, 1800));
     match r.state {
         "insufficient_data" if inputs.nights.failure().is_none() => out.push(action(
             "sleep",

@@ -45,6 +45,22 @@ pub(crate) mod md {
         }
     }
 
+    /// `1 day` or `3 days`.
+    pub fn days(n: f64) -> String {
+        match n {
+            1.0 => "1 day".into(),
+            n => format!("{n} days"),
+        }
+    }
+
+    pub fn capitalise(text: &str) -> String {
+        let mut c = text.chars();
+        match c.next() {
+            Some(first) => first.to_uppercase().chain(c).collect(),
+            None => String::new(),
+        }
+    }
+
     /// `7 h 05 min` from hours.
     pub fn hm(hours: f64) -> String {
         let mins = (hours * 60.0).round() as i64;
@@ -133,10 +149,10 @@ pub fn daily_markdown(v: &Value) -> String {
             out.push_str(&weighin_line(&b["weighin"]));
             if let Some(c) = md::f(b, "/change/weight_kg") {
                 out.push_str(&format!(
-                    "- Change: {} kg since {} ({} days)\n",
+                    "- Change: {} kg since {} ({})\n",
                     md::signed(c, 2),
                     md::s(b, "/change/since_date").unwrap_or("?"),
-                    md::f(b, "/change/days").unwrap_or(0.0)
+                    md::days(md::f(b, "/change/days").unwrap_or(0.0))
                 ));
             }
         }
@@ -167,7 +183,9 @@ pub fn daily_markdown(v: &Value) -> String {
     if h["blood_pressure"].is_object() {
         let bp = &h["blood_pressure"];
         let when = match md::f(bp, "/days_before") {
-            Some(d) if d > 0.0 => format!(" on {} ({d} days before)", md::s(bp, "/date").unwrap_or("?")),
+            Some(d) if d > 0.0 => {
+                format!(" on {} ({} before)", md::s(bp, "/date").unwrap_or("?"), md::days(d))
+            }
             _ => String::new(),
         };
         out.push_str(&format!(
@@ -233,7 +251,7 @@ fn night_lines(n: &Value) -> String {
         extra.push(format!("breathing {r} /min"));
     }
     if !extra.is_empty() {
-        out.push_str(&format!("- {}\n", extra.join(", ")));
+        out.push_str(&format!("- {}\n", md::capitalise(&extra.join(", "))));
     }
     out
 }
@@ -290,7 +308,7 @@ pub(crate) fn quality_md(v: &Value) -> String {
             md::f(v, &format!("/freshness/{d}/days_ago")),
         ) {
             (Some(date), Some(0.0)) => format!("newest sample {date}"),
-            (Some(date), Some(n)) => format!("newest sample {date}, {n} days before"),
+            (Some(date), Some(n)) => format!("newest sample {date}, {} before", md::days(n)),
             _ => "no samples".into(),
         };
         let line = match md::s(q, &format!("/domains/{d}/status")) {

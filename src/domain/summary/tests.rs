@@ -646,4 +646,9 @@ fn markdown_number_helpers() {
     assert_eq!(md::hm(7.25), "7 h 15 min");
     assert_eq!(md::hm(0.5), "30 min");
     assert_eq!(clock(-1800), "23:30");
+    // 00:18 minus 30 min is 23:48, suggested as the nearest quarter hour.
+    assert_eq!(bedtime_target(18 * 60, 1800), "23:45");
+    assert_eq!(md::days(1.0), "1 day");
+    assert_eq!(md::days(3.0), "3 days");
+    assert_eq!(md::capitalise("sleep score"), "Sleep score");
 }

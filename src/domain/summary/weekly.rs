@@ -5,8 +5,8 @@ use serde_json::{Map, Value, json};
 
 use crate::domain::summary::markdown::md;
 use crate::domain::summary::{
-    DOMAINS, Inputs, Night, activity_of, at_or_above_130_80, clock, domain_quality, fin, freshness, int,
-    main_sleep, mean, median, num, safety, spread, unwrap_bedtime,
+    DOMAINS, Inputs, Night, activity_of, at_or_above_130_80, bedtime_target, clock, domain_quality, fin,
+    freshness, int, main_sleep, mean, median, num, safety, spread, unwrap_bedtime,
 };
 
 /// A window needs data on at least this share of its days (and at least 3 days) before its
@@ -490,12 +490,13 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
             };
             let (bed_note, bed_target) = match (bed, avg < 7.0) {
                 (Some(b), true) => (
-                    format!(", in bed by {}", clock(b - 1800)),
+                    format!(", in bed by {}", bedtime_target(b, 1800)),
                     format!("30 min earlier than your average bedtime {}", clock(b)),
                 ),
-                (Some(b), false) => {
-                    (format!(", in bed around {}", clock(b)), format!("your average bedtime is {}", clock(b)))
-                }
+                (Some(b), false) => (
+                    format!(", in bed around {}", bedtime_target(b, 0)),
+                    format!("your average bedtime is {}", clock(b)),
+                ),
                 (None, _) => (String::new(), String::new()),
             };
             out.push(plan_item(
@@ -512,7 +513,7 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
             if let (Some(b), Some(sp)) = (bed, spread_min.filter(|s| *s > 45.0)) {
                 out.push(plan_item(
                     "sleep",
-                    format!("Go to bed within 30 min of {} every night", clock(b)),
+                    format!("Go to bed within 30 min of {} every night", bedtime_target(b, 0)),
                     format!("your bedtime varied by about {} min (standard deviation)", md::n(sp, 0)),
                 ));
             }
