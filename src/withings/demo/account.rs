@@ -35,8 +35,13 @@ pub struct Device {
     pub type_code: i64,
 }
 
-pub const SCALE: Device =
-    Device { id: "5ca1e00000000000000000000000000000000001", model_id: 6, model: "Body Cardio", kind: "Scale", type_code: 1 };
+pub const SCALE: Device = Device {
+    id: "5ca1e00000000000000000000000000000000001",
+    model_id: 6,
+    model: "Body Cardio",
+    kind: "Scale",
+    type_code: 1,
+};
 pub const BPM_CONNECT: Device = Device {
     id: "b9c0000000000000000000000000000000000002",
     model_id: 45,
@@ -462,7 +467,13 @@ fn blood_pressure(acc: &mut Account, day: &Day) {
             modified: created,
             device: Some(&WATCH),
             tz: day.tz.clone(),
-            measures: vec![m(130, 0.0, 0), m(135, 0.096, -3), m(136, 0.158, -3), m(137, 0.392, -3), m(138, 0.41, -3)],
+            measures: vec![
+                m(130, 0.0, 0),
+                m(135, 0.096, -3),
+                m(136, 0.158, -3),
+                m(137, 0.392, -3),
+                m(138, 0.41, -3),
+            ],
         });
         acc.hearts.push(Heart {
             device: &WATCH,
@@ -482,10 +493,16 @@ fn blood_pressure(acc: &mut Account, day: &Day) {
 /// The night that ends on this day (its summary's `date` is the wake-up day).
 fn night(acc: &mut Account, day: &Day) {
     let mut r = day.rng(3);
-    if r.chance(0.05) && day.back > 2 {
-        return; // the mat missed the night
+    if r.chance(0.05) && day.back > 2 && !naps(day) {
+        return; // the mat missed the night (never on a nap day: a nap must not stand in for a night)
     }
-    let eve = Day { date: day.date.add_days(-1), back: day.back + 1, zone: day.zone, tz: day.tz.clone(), trip_night: -1 };
+    let eve = Day {
+        date: day.date.add_days(-1),
+        back: day.back + 1,
+        zone: day.zone,
+        tz: day.tz.clone(),
+        trip_night: -1,
+    };
     let late = if eve.weekend() || eve.date.iso_weekday() == 5 { 40 } else { 0 };
     let bed = eve.at(23, 5, r.range(-25, 30) + late);
     let jet_lag = matches!(day.trip_night, 0 | 1);
@@ -544,11 +561,10 @@ fn night(acc: &mut Account, day: &Day) {
 
 /// A short afternoon nap on some weekend days in the last four months, tracked by the watch.
 fn nap(acc: &mut Account, day: &Day) {
-    let mut r = day.rng(4);
-    let napping = day.back == NAP_BACK || (day.back < 120 && day.weekend() && r.chance(0.25));
-    if !napping || day.trip() {
+    if !naps(day) {
         return;
     }
+    let mut r = day.rng(7);
     let mut b = Builder::new(day.at(14, 20, r.range(0, 30)));
     b.push(0, r.range(2, 6));
     b.push(1, r.range(12, 22));
@@ -570,6 +586,11 @@ fn nap(acc: &mut Account, day: &Day) {
         breathing: None,
         out_of_bed: 0,
     });
+}
+
+fn naps(day: &Day) -> bool {
+    let mut r = day.rng(4);
+    !day.trip() && (day.back == NAP_BACK || (day.back < 120 && day.weekend() && r.chance(0.25)))
 }
 
 /// Appends adjacent sleep segments, whole minutes each.
@@ -674,7 +695,8 @@ fn activity(acc: &mut Account, day: &Day, done: Done, now: i64) {
     let moderate = r.range(900, 2600) + w_moderate;
     let intense = r.range(0, 400) + w_intense;
     let soft = r.range(3000, 7200);
-    let calories = steps as f64 * 0.041 + moderate as f64 / 60.0 * 3.0 + intense as f64 / 60.0 * 6.0 + w_kcal * 0.3;
+    let calories =
+        steps as f64 * 0.041 + moderate as f64 / 60.0 * 3.0 + intense as f64 / 60.0 * 6.0 + w_kcal * 0.3;
     let hr_max = if w_intense > 0 { 165 + r.range(0, 15) } else { 115 + r.range(0, 25) };
     let z3 = if w_intense > 0 { w_intense / 4 } else { 0 };
     let z2 = intense + w_intense / 2;

@@ -4,32 +4,46 @@
 use serde_json::{Map, Value, json};
 
 use crate::withings::demo::account::{
-    Account, Activity, BPM_CORE, DEVICES, Group, Heart, Measure, Rng, SLEEP_MAT, Segment, Sleep, WATCH, Workout,
+    Account, Activity, BPM_CORE, DEVICES, Device, Group, Heart, Measure, Rng, SLEEP_MAT, Segment, Sleep,
+    WATCH, Workout,
 };
+
+/// An object from owned fields. Unlike `json!`, which re-serialises every value it is given, this
+/// moves them: pages of hundreds of records stay cheap.
+pub fn obj<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
 
 /// A getmeas group; `types` keeps only those measure types when given.
 pub fn group(g: &Group, types: Option<&[i64]>) -> Value {
     let measures: Vec<Value> =
         g.measures.iter().filter(|x| types.is_none_or(|t| t.contains(&x.kind))).map(measure).collect();
-    json!({
-        "grpid": g.grpid,
-        "attrib": g.attrib,
-        "date": g.date,
-        "created": g.created,
-        "modified": g.modified,
-        "category": 1,
-        "deviceid": g.device.map(|d| d.id),
-        "hash_deviceid": g.device.map(|d| d.id),
-        "measures": measures,
-        "modelid": g.device.map(|d| d.model_id),
-        "model": g.device.map(|d| d.model),
-        "comment": null,
-        "timezone": g.tz,
-    })
+    let device = |f: fn(&Device) -> Value| g.device.map_or(Value::Null, f);
+    obj([
+        ("grpid", g.grpid.into()),
+        ("attrib", g.attrib.into()),
+        ("date", g.date.into()),
+        ("created", g.created.into()),
+        ("modified", g.modified.into()),
+        ("category", 1.into()),
+        ("deviceid", device(|d| d.id.into())),
+        ("hash_deviceid", device(|d| d.id.into())),
+        ("measures", Value::Array(measures)),
+        ("modelid", device(|d| d.model_id.into())),
+        ("model", device(|d| d.model.into())),
+        ("comment", Value::Null),
+        ("timezone", g.tz.as_str().into()),
+    ])
 }
 
 fn measure(x: &Measure) -> Value {
-    json!({"value": x.value, "type": x.kind, "unit": x.unit, "algo": 0, "fm": 3})
+    obj([
+        ("value", x.value.into()),
+        ("type", x.kind.into()),
+        ("unit", x.unit.into()),
+        ("algo", 0.into()),
+        ("fm", 3.into()),
+    ])
 }
 
 /// A getactivity row; `fields` keeps only those data fields when given.
@@ -96,19 +110,19 @@ pub fn workout(w: &Workout, fields: Option<&[&str]>) -> Value {
         data.insert("pool_length".into(), length.into());
         data.insert("strokes".into(), strokes.into());
     }
-    json!({
-        "id": w.id,
-        "category": w.category,
-        "timezone": w.tz,
-        "model": WATCH.model_id,
-        "attrib": w.attrib,
-        "startdate": w.start,
-        "enddate": w.end,
-        "date": w.date.to_string(),
-        "modified": w.modified,
-        "deviceid": if w.with_device { Value::from(WATCH.id) } else { Value::Null },
-        "data": keep(Value::Object(data), fields),
-    })
+    obj([
+        ("id", w.id.into()),
+        ("category", w.category.into()),
+        ("timezone", w.tz.as_str().into()),
+        ("model", WATCH.model_id.into()),
+        ("attrib", w.attrib.into()),
+        ("startdate", w.start.into()),
+        ("enddate", w.end.into()),
+        ("date", w.date.to_string().into()),
+        ("modified", w.modified.into()),
+        ("deviceid", if w.with_device { Value::from(WATCH.id) } else { Value::Null }),
+        ("data", keep(Value::Object(data), fields)),
+    ])
 }
 
 /// The `data` fields a getsummary answer carries when no `data_fields` is sent (what real data
@@ -133,7 +147,8 @@ pub const SLEEP_DEFAULT_FIELDS: [&str; 15] = [
 
 /// A getsummary row with every statistic derived from its segments.
 pub fn sleep_summary(s: &Sleep, fields: Option<&[&str]>) -> Value {
-    let total = |state: i64| -> i64 { s.segments.iter().filter(|x| x.state == state).map(|x| x.end - x.start).sum() };
+    let total =
+        |state: i64| -> i64 { s.segments.iter().filter(|x| x.state == state).map(|x| x.end - x.start).sum() };
     let (light, deep, rem, awake) = (total(1), total(2), total(3), total(0));
     let (start, end) = (s.start(), s.end());
     let in_bed = end - start;
@@ -191,25 +206,22 @@ pub fn sleep_summary(s: &Sleep, fields: Option<&[&str]>) -> Value {
     } else {
         put("sleep_score", (score_f.round() as i64).clamp(0, 100).into());
     }
-    put(
-        "night_events",
-        json!({"1": [0], "2": [latency], "3": wake_events, "4": [in_bed]}),
-    );
+    put("night_events", json!({"1": [0], "2": [latency], "3": wake_events, "4": [in_bed]}));
     let fields = fields.unwrap_or(&SLEEP_DEFAULT_FIELDS);
-    json!({
-        "id": s.id,
-        "timezone": s.tz,
-        "model": s.device.type_code,
-        "model_id": s.device.model_id,
-        "hash_deviceid": s.device.id,
-        "startdate": start,
-        "enddate": end,
-        "date": s.date.to_string(),
-        "created": s.created,
-        "modified": s.created,
-        "completed": true,
-        "data": keep(Value::Object(data), Some(fields)),
-    })
+    obj([
+        ("id", s.id.into()),
+        ("timezone", s.tz.as_str().into()),
+        ("model", s.device.type_code.into()),
+        ("model_id", s.device.model_id.into()),
+        ("hash_deviceid", s.device.id.into()),
+        ("startdate", start.into()),
+        ("enddate", end.into()),
+        ("date", s.date.to_string().into()),
+        ("created", s.created.into()),
+        ("modified", s.created.into()),
+        ("completed", true.into()),
+        ("data", keep(Value::Object(data), Some(fields))),
+    ])
 }
 
 /// The fields `sleep get` knows how to fill.
@@ -232,7 +244,9 @@ pub fn sleep_segment(s: &Sleep, seg: &Segment, fields: &[&str]) -> Value {
         while t < seg.end {
             let mut r = Rng::from_seed(t as u64);
             let value = match *field {
-                "hr" => s.hr.0 + r.range(-3, 3) - 2 * i64::from(seg.state == 2) + 3 * i64::from(seg.state == 0),
+                "hr" => {
+                    s.hr.0 + r.range(-3, 3) - 2 * i64::from(seg.state == 2) + 3 * i64::from(seg.state == 0)
+                }
                 "rr" => s.rr.0 + r.range(-1, 1),
                 _ if s.breathing.is_some() && seg.state == 1 && r.chance(0.3) => r.range(10, 60),
                 _ => 0,
@@ -279,7 +293,8 @@ pub fn ecg_signal(h: &Heart, signalid: i64, afib: i64) -> Value {
         }
         let x = pos as f64 / hz as f64; // seconds into the beat
         let bump = |centre: f64, width: f64, height: f64| height * (-((x - centre) / width).powi(2)).exp();
-        let wave = bump(0.10, 0.025, 120.0) + bump(0.20, 0.008, 1100.0) - bump(0.185, 0.006, 150.0)
+        let wave = bump(0.10, 0.025, 120.0) + bump(0.20, 0.008, 1100.0)
+            - bump(0.185, 0.006, 150.0)
             - bump(0.22, 0.008, 250.0)
             + bump(0.42, 0.045, 280.0);
         let noise = if afib == 2 { 60.0 } else { 12.0 } * r.noise();
@@ -315,7 +330,7 @@ pub fn devices(acc: &Account) -> Value {
             })
         })
         .collect();
-    json!({"devices": list})
+    obj([("devices", Value::Array(list))])
 }
 
 fn last_session(acc: &Account, id: &str) -> Value {
