@@ -527,7 +527,7 @@ fn night(acc: &mut Account, day: &Day) {
             }
         }
         cycle += 1;
-        let wake_p = if jet_lag { 0.5 } else { 0.22 };
+        let wake_p = if jet_lag { 0.6 } else { 0.3 };
         if slept < target_min && wakes < 3 && r.chance(wake_p) {
             b.push(0, r.range(3, 12));
             wakes += 1;

@@ -235,7 +235,7 @@ fn sleep_get(acc: &Account, p: &Params) -> Answer {
     let (Some(start), Some(end)) = (p.int("startdate")?, p.int("enddate")?) else {
         return Err(INVALID_PARAMS);
     };
-    if end < start || end - start > SLEEP_GET_MAX_SECS {
+    if end < start || end.saturating_sub(start) > SLEEP_GET_MAX_SECS {
         return Err(INVALID_PARAMS);
     }
     let fields = p.list("data_fields").unwrap_or_default();
@@ -276,7 +276,7 @@ fn intraday(acc: &Account, p: &Params) -> Answer {
     let mut series = serde_json::Map::new();
     let mut t = start.max(oldest).div_euclid(900) * 900;
     if t < start {
-        t += 900;
+        t = t.saturating_add(900);
     }
     while t < end {
         let mut r = account::Rng::from_seed(t as u64 ^ 0x1A7E);
@@ -694,6 +694,22 @@ mod tests {
                 assert!(v["error"].is_string());
             }
         }
+        // Extreme numbers are answered, never a panic or an overflow.
+        let (lo, hi) = (i64::MIN.to_string(), i64::MAX.to_string());
+        let extremes = [
+            ("/v2/sleep", "get"),
+            ("/v2/measure", "getintradayactivity"),
+            ("/measure", "getmeas"),
+            ("/v2/heart", "list"),
+            ("/v2/sleep", "getsummary"),
+        ];
+        for (path, action) in extremes {
+            for (a, b) in [(&lo, &hi), (&hi, &hi), (&lo, &lo), (&hi, &lo)] {
+                let v =
+                    call(&d, path, &[("action", action), ("startdate", a), ("enddate", b), ("offset", &hi)]);
+                assert!(v["status"] == 0 || v["status"] == 293, "{path} {action} {a} {b}: {v:.200}");
+            }
+        }
         // Data calls need a bearer; the token endpoints do not.
         let form = vec![("action", "getmeas".to_string())];
         for bearer in [None, Some(""), Some("  ")] {
@@ -793,11 +809,22 @@ mod tests {
         let afib: BTreeSet<i64> = ecgs.iter().map(|r| r["ecg"]["afib"].as_i64().unwrap()).collect();
         assert_eq!((ecgs.len(), afib), (2, BTreeSet::from([0, 2])));
         assert!(rows.iter().filter(|r| r.get("bloodpressure").is_some()).count() > 40);
+        let (devices, _) = (call(&d, "/v2/user", &[("action", "getdevice")]), ());
+        let mat = devices["body"]["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["model_id"] == 63)
+            .unwrap()
+            .clone();
+        assert_eq!(mat["battery"], "unknown");
         for e in ecgs {
             let id = e["ecg"]["signalid"].to_string();
             let v = call(&d, "/v2/heart", &[("action", "get"), ("signalid", &id)]);
             let hz = v["body"]["sampling_frequency"].as_i64().unwrap();
-            assert!(matches!(hz, 300 | 500));
+            // BPM Core records at 500 Hz, the watch at 300 Hz.
+            assert_eq!(hz, if e["model"] == 44 { 500 } else { 300 }, "{e}");
+            assert_eq!(v["body"]["model"], e["model"]);
             assert!(v["body"]["signal"].as_array().unwrap().len() as i64 >= hz * 20);
         }
         // Blood pressure in getmeas a few times a week.
@@ -812,6 +839,36 @@ mod tests {
         );
         let n = v["body"]["measuregrps"].as_array().unwrap().len();
         assert!((6..=28).contains(&n), "{n} BP readings in 4 weeks");
+    }
+
+    #[test]
+    fn every_home_zone_gives_a_consistent_account() {
+        let zones = [
+            (zone(PARIS), "America/New_York"),
+            (zone(NEW_YORK), "Europe/Paris"),
+            (zone("JST-9"), "Europe/Paris"),
+            (zone("PST8PDT,M3.2.0,M11.1.0"), "America/New_York"),
+            (Zone::utc(), "America/New_York"),
+            (Zone::fixed(14 * 3600), "Europe/Paris"),
+            (Zone::fixed(-11 * 3600), "America/New_York"),
+        ];
+        for (z, trip) in zones {
+            let name = z.name().to_string();
+            for now in [noon(), noon() + 200 * DAY_SECS] {
+                let d = DemoUpstream::new(now, z.clone());
+                let a = &d.account;
+                assert_eq!(a.trip_tz, trip, "{name}");
+                let mut spans: Vec<(i64, i64)> = a.sleeps.iter().map(|s| (s.start(), s.end())).collect();
+                spans.sort();
+                assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0), "{name}: overlapping sleeps");
+                assert!(a.sleeps.iter().any(|s| s.nap), "{name}: no nap");
+                let days: BTreeSet<CivilDate> = a.activities.iter().map(|x| x.date).collect();
+                assert_eq!(days.len() as i64, account::DAYS, "{name}: one activity row a day");
+                assert_eq!(a.activities.last().map(|x| x.date), Some(z.local_date(Instant(now))));
+                assert!(a.groups.iter().all(|g| g.created <= now && g.date <= g.created));
+                assert!(a.groups.iter().filter(|g| g.tz == trip).count() >= 4, "{name}");
+            }
+        }
     }
 
     fn keys(v: &Value) -> BTreeSet<String> {

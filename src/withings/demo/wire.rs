@@ -164,12 +164,13 @@ pub fn sleep_summary(s: &Sleep, fields: Option<&[&str]>) -> Value {
         0 => 0.0,
         _ => (tst as f64 / in_bed as f64 * 100.0).round() / 100.0,
     };
+    // A plausible score: duration, efficiency, deep and REM shares, minus interruptions.
+    let share = |part: i64, full: f64| if tst > 0 { (part as f64 / tst as f64 / full).min(1.0) } else { 0.0 };
     let score_f = (tst as f64 / 28_800.0).min(1.0) * 50.0
-        + efficiency * 30.0
-        + match tst {
-            0 => 0.0,
-            _ => (deep as f64 / tst as f64 / 0.2).min(1.0) * 20.0,
-        };
+        + ((efficiency - 0.75).max(0.0) / 0.25) * 25.0
+        + share(deep, 0.2) * 15.0
+        + share(rem, 0.25) * 10.0
+        - 3.0 * inner.len() as f64;
     let mut wake_events: Vec<i64> = inner.iter().map(|x| x.start - start).collect();
     wake_events.push(end - wake_latency - start);
     let mut data = Map::new();
@@ -278,7 +279,7 @@ pub fn heart(h: &Heart) -> Value {
 /// A heart get body: a synthetic ECG trace in µV (P wave, QRS spike, T wave per beat), irregular
 /// and noisy for the inconclusive recording.
 pub fn ecg_signal(h: &Heart, signalid: i64, afib: i64) -> Value {
-    let core = std::ptr::eq(h.device, &BPM_CORE);
+    let core = h.device.model_id == BPM_CORE.model_id;
     let (hz, secs, position) = if core { (500, 20, 2) } else { (300, 30, 1) };
     let mut r = Rng::from_seed(signalid as u64);
     let n = hz * secs;
@@ -316,7 +317,7 @@ pub fn devices(acc: &Account) -> Value {
     let list: Vec<Value> = DEVICES
         .iter()
         .map(|d| {
-            let sleep_mat = std::ptr::eq(*d, &SLEEP_MAT);
+            let sleep_mat = d.model_id == SLEEP_MAT.model_id;
             json!({
                 "type": d.kind,
                 "battery": if sleep_mat { "unknown" } else if d.model_id == 94 { "medium" } else { "high" },
