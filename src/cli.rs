@@ -408,7 +408,11 @@ mod tests {
         assert!(b.demo);
         assert_eq!(
             b.command,
-            Command::Call(CallOpts { tool: "withings_capabilities".into(), json: Some("{}".into()) })
+            Command::Call(CallOpts {
+                tool: "withings_capabilities".into(),
+                json: Some("{}".into()),
+                markdown: false
+            })
         );
         assert_eq!(ok(&["tools"]).command, Command::Tools);
         assert_eq!(ok(&["--version"]).command, Command::Version);
