@@ -772,7 +772,12 @@ fn activity_line(rec: &Value, units: Units) -> String {
 }
 
 fn workout_line(rec: &Value, units: Units) -> String {
-    let mut parts = vec![text(rec, "category_name").replace('_', " ")];
+    // A workout without a category still reads as one, not as an empty label.
+    let category = match text(rec, "category_name") {
+        "" => "workout".to_string(),
+        name => name.replace('_', " "),
+    };
+    let mut parts = vec![category];
     if let Some(m) = num(rec, "duration_minutes") {
         parts.push(format!("{} min", units::fmt_num(m, 0)));
     }
