@@ -119,7 +119,99 @@ class Bench:
         return self.pings / elapsed, rss
 
 
-ROWS = [Bench.cold_start, Bench.peak_rss, Bench.throughput]
+    def weekly_demo(self):
+        """The main job end to end: a fresh process answers a 7-vs-7-day weekly brief from the demo
+        account (generate the account, four range queries with paging, decode, summarise, print)."""
+        cmd = [self.binary, "--demo", "call", "withings_weekly_summary"]
+        times = [_timed(cmd, self.env) for _ in range(self.runs)]
+        floor = [_timed([self.binary, "--version"], self.env) for _ in range(self.runs)]
+        base = f"`withings-mcp --version` (process floor) {median_ms(floor):.2f} ms; ratio {statistics.median(times) / statistics.median(floor):.1f}x"
+        return (f"weekly summary on the demo account, end to end (median of {self.runs})", median_ms(times), "ms", ("<=", 50.0), base)
+
+    def decode_ten_years(self):
+        """10 years of daily weigh-ins (~20k measure groups with body composition) served by a local
+        fake Withings, fetched, decoded and analysed by `withings_trends weight`."""
+        groups = 20_000
+        body = _getmeas_body(groups)
+        with _FakeWithings(body) as url:
+            home = tempfile.mkdtemp(prefix="wmcp-bench-")
+            os.makedirs(os.path.join(home, ".withings-mcp"), mode=0o700)
+            tok = os.path.join(home, ".withings-mcp", "tokens.json")
+            with open(tok, "w") as f:
+                json.dump({"access_token": "bench", "refresh_token": "bench", "expires_at": 4_000_000_000,
+                           "scope": "user.metrics,user.activity", "userid": "1", "token_type": "Bearer"}, f)
+            os.chmod(tok, 0o600)
+            env = dict(self.env, HOME=home, WITHINGS_API_URL=url, WITHINGS_CLIENT_ID="b", WITHINGS_CLIENT_SECRET="b",
+                       WITHINGS_TZ="UTC", WITHINGS_MCP_NOW=str(BENCH_NOW))
+            cmd = [self.binary, "call", "withings_trends", "--json", '{"metric":"weight","after":"2016-01-01"}']
+            runs = max(3, self.runs // 5)
+            times = [_timed(cmd, env) for _ in range(runs)]
+        t0 = time.perf_counter()
+        for _ in range(runs):
+            json.loads(body)
+        py = (time.perf_counter() - t0) / runs
+        rate = groups / statistics.median(times)
+        base = f"Python `json.loads` of the same body alone: {groups / py:,.0f} groups/s ({rate * py / groups:.2f}x of it)"
+        return (f"10 years of weigh-ins ({groups:,} groups): fetch, decode, trend (median of {runs})", rate, "groups/s", (">=", 20_000), base)
+
+
+BENCH_NOW = 1_795_000_000  # 2026-11-17, fixed so that the ten-year window is stable
+
+
+def _timed(cmd, env):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.decode()[:300]}")
+    return time.perf_counter() - t0
+
+
+def _getmeas_body(n):
+    grps = []
+    for i in range(n):
+        t = BENCH_NOW - (n - i) * 15_780  # ~4 readings a day over 10 years
+        w = 80_000 + (i * 37) % 1500
+        grps.append({"grpid": i + 1, "attrib": 0, "date": t, "created": t, "modified": t, "category": 1,
+                     "deviceid": "d", "hash_deviceid": "h", "timezone": "Europe/Paris",
+                     "measures": [{"value": w, "type": 1, "unit": -3, "algo": 0, "fm": 1},
+                                  {"value": 2200 + i % 50, "type": 6, "unit": -2, "algo": 0, "fm": 1},
+                                  {"value": 17600, "type": 8, "unit": -3, "algo": 0, "fm": 1},
+                                  {"value": 60400, "type": 5, "unit": -3, "algo": 0, "fm": 1},
+                                  {"value": 5700, "type": 76, "unit": -2, "algo": 0, "fm": 1}]})
+    return json.dumps({"status": 0, "body": {"updatetime": BENCH_NOW, "timezone": "Europe/Paris",
+                                              "measuregrps": grps, "more": 0, "offset": 0}}).encode()
+
+
+class _FakeWithings:
+    """A loopback HTTP server that answers every POST with the same getmeas body."""
+
+    def __init__(self, body):
+        import http.server
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(h):
+                h.rfile.read(int(h.headers.get("Content-Length", 0)))
+                h.send_response(200)
+                h.send_header("Content-Type", "application/json")
+                h.send_header("Content-Length", str(len(body)))
+                h.end_headers()
+                h.wfile.write(body)
+
+            def log_message(h, *a):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+
+
+ROWS = [Bench.cold_start, Bench.peak_rss, Bench.throughput, Bench.weekly_demo, Bench.decode_ten_years]
 
 
 def machine():
@@ -134,7 +226,7 @@ def machine():
 
 
 def fmt(v, unit):
-    if unit == "msg/s":
+    if unit in ("msg/s", "groups/s"):
         return f"{v:,.0f}"
     return f"{v:.2f}"
 

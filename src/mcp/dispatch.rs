@@ -220,8 +220,8 @@ impl Engine {
         match method {
             "tools/list" => {
                 check_cursor(params)?;
-                let tools: Vec<Value> = tools::all().iter().map(tool_json).collect();
-                Ok(json!({"tools": tools}))
+                let tools: Vec<Value> = tools::all().into_iter().map(tool_json).collect();
+                Ok(jsonrpc::object([("tools", Value::Array(tools))]))
             }
             "tools/call" => self.call_tool(params),
             "prompts/list" => {
@@ -305,9 +305,13 @@ fn success_result(ctx: &Ctx, args: &Value, out: Output) -> Value {
         }
         false => out.markdown,
     };
-    let mut content = vec![json!({"type": "text", "text": text})];
+    let mut content = vec![jsonrpc::object([("type", Value::from("text")), ("text", Value::from(text))])];
     content.extend(out.extra);
-    json!({"content": content, "structuredContent": structured, "isError": false})
+    jsonrpc::object([
+        ("content", Value::Array(content)),
+        ("structuredContent", structured),
+        ("isError", Value::Bool(false)),
+    ])
 }
 
 /// The `isError` result for a failed tool call. `structuredContent` is left out on purpose:
@@ -453,21 +457,23 @@ fn cache_hint(method: &str, params: &Map<String, Value>) -> Option<(u64, &'stati
     }
 }
 
-fn tool_json(t: &tools::Tool) -> Value {
-    json!({
-        "name": t.name,
+/// A tool's `tools/list` entry; takes the tool by value so the schemas move instead of copying.
+fn tool_json(t: tools::Tool) -> Value {
+    let annotations = json!({
         "title": t.title,
-        "description": t.description,
-        "inputSchema": t.input_schema,
-        "outputSchema": t.output_schema,
-        "annotations": {
-            "title": t.title,
-            "readOnlyHint": t.annotations.read_only,
-            "destructiveHint": t.annotations.destructive,
-            "idempotentHint": t.annotations.idempotent,
-            "openWorldHint": t.annotations.open_world,
-        },
-    })
+        "readOnlyHint": t.annotations.read_only,
+        "destructiveHint": t.annotations.destructive,
+        "idempotentHint": t.annotations.idempotent,
+        "openWorldHint": t.annotations.open_world,
+    });
+    jsonrpc::object([
+        ("name", Value::from(t.name)),
+        ("title", Value::from(t.title)),
+        ("description", Value::from(t.description)),
+        ("inputSchema", t.input_schema),
+        ("outputSchema", t.output_schema),
+        ("annotations", annotations),
+    ])
 }
 
 fn prompt_json(p: &prompts::Prompt) -> Value {

@@ -21,8 +21,15 @@ pub fn text() -> Value {
 
 /// An object whose listed properties are all required (the briefs always emit every key).
 pub fn obj(props: Value) -> Value {
-    let required: Vec<String> = props.as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
-    json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    let required: Vec<Value> =
+        props.as_object().map(|p| p.keys().map(|k| Value::String(k.clone())).collect()).unwrap_or_default();
+    // Built by moving `props` in: `json!` would deep-copy it through the serializer at every level.
+    let mut m = Map::new();
+    m.insert("type".into(), Value::from("object"));
+    m.insert("properties".into(), props);
+    m.insert("required".into(), Value::Array(required));
+    m.insert("additionalProperties".into(), Value::Bool(false));
+    Value::Object(m)
 }
 
 /// Like [`obj`] but the whole object may be `null`.
