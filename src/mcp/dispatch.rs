@@ -77,7 +77,8 @@ impl Engine {
             Ok(v) => self.handle_value(v),
             Err(e) => Some(jsonrpc::error(Value::Null, e)),
         };
-        reply.map(|v| v.to_string())
+        // `serde_json::to_string` writes bytes directly; `Display` would go through `fmt::Write`.
+        reply.map(|v| serde_json::to_string(&v).unwrap_or_default())
     }
 
     /// Handles one decoded message or batch.

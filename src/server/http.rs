@@ -88,7 +88,7 @@ impl Reply {
         Reply {
             status,
             headers: vec![("Content-Type", "application/json".into())],
-            body: v.to_string().into_bytes(),
+            body: serde_json::to_vec(&v).unwrap_or_default(),
         }
     }
 
