@@ -18,6 +18,8 @@ use crate::{Error, Result};
 
 /// Days covered when `after` is not given.
 const DEFAULT_DAYS: i64 = 90;
+/// Most points of the smoothed series returned (every `series_step`-th, ending on the latest).
+const MAX_SERIES_POINTS: usize = 200;
 
 /// One metric: where its readings come from and what counts as noise.
 struct Metric {
@@ -146,7 +148,8 @@ fn trends_schema() -> Value {
             "slope_per_week": {"type": ["object", "null"]},
             "verdict": {"type": "string", "enum": ["rising", "falling", "stable", "not_enough_data"]},
             "reason": {"type": "string"},
-            "series": {"type": "array", "items": {"type": "object"}},
+            "series": {"type": "array", "items": {"type": "object"}, "maxItems": MAX_SERIES_POINTS},
+            "series_step": {"type": "integer", "minimum": 1},
             "recomposition": {"type": ["object", "null"]},
             "sleep_regularity": {"type": ["object", "null"]},
         }),
@@ -360,10 +363,16 @@ fn trend_json(ctx: &Ctx, a: &Analysis) -> Value {
             "points": s.n_points,
         })
     });
+    // The full series can be thousands of points; an agent needs its shape, not every reading,
+    // and MCP clients choke on megabyte answers. Keep an even subsample that ends on the latest.
+    let step = t.smoothed.len().div_ceil(MAX_SERIES_POINTS).max(1);
+    let last = t.smoothed.len().saturating_sub(1);
     let series: Vec<Value> = t
         .smoothed
         .iter()
-        .map(|p| {
+        .enumerate()
+        .filter(|(i, _)| (last - i) % step == 0)
+        .map(|(_, p)| {
             json!({
                 "date": a.zone.local_date(Instant(p.t)).to_string(),
                 "value": dv(p.value),
@@ -389,6 +398,7 @@ fn trend_json(ctx: &Ctx, a: &Analysis) -> Value {
         "verdict": t.verdict.as_str(),
         "reason": t.reason,
         "series": series,
+        "series_step": step,
         "recomposition": a.recomposition,
         "sleep_regularity": a.regularity,
     })
