@@ -271,7 +271,7 @@ fn every_list_tool_answers_over_30_days() {
         if tool != "withings_list_sleep" {
             for r in rows {
                 let d = local_date(r);
-                assert!(d >= "2026-02-12" && d <= BEFORE_30, "{tool}: {d} outside the window");
+                assert!((AFTER_30..=BEFORE_30).contains(&d), "{tool}: {d} outside the window");
             }
         }
     }
@@ -321,7 +321,7 @@ fn travel_week_records_carry_new_york_times() {
             let d = local_date(r);
             let zone = r["timezone"].as_str().unwrap_or_else(|| panic!("{tool}: no timezone: {r}"));
             let local = r["local_time"].as_str().or(r["local_start"].as_str());
-            let trip = d >= TRIP.0 && d <= TRIP.1;
+            let trip = (TRIP.0..=TRIP.1).contains(&d);
             let (want_zone, want_offset) =
                 if trip { ("America/New_York", "-05:00") } else { ("Europe/Paris", "+01:00") };
             assert_eq!(zone, want_zone, "{tool} on {d}: {r}");
@@ -362,10 +362,8 @@ fn check_trend(metric: &str, t: &Value) {
     for k in ["n_readings", "n_used", "n_rejected"] {
         assert!(t[k].is_u64(), "{metric}: `{k}` {t}");
     }
-    assert_eq!(
-        t["rejected"].as_array().map(Vec::len) as Option<usize>,
-        t["n_rejected"].as_u64().map(|n| n as usize)
-    );
+    let listed = t["rejected"].as_array().map(|r| r.len() as u64);
+    assert_eq!(listed, t["n_rejected"].as_u64(), "{metric}: rejected list vs n_rejected");
     assert!(t["unit"].is_string());
     if verdict == "not_enough_data" {
         return;
@@ -556,7 +554,7 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
         _ => None,
     };
     let bytes = s.trim_end_matches('=').as_bytes();
-    if s.len() % 4 != 0 {
+    if !s.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::new();
