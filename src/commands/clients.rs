@@ -369,6 +369,17 @@ fn write_config(path: &Path, old: Option<&Existing>, bytes: &[u8], stamp: &str) 
     let Some(dir) = path.parent() else {
         return Err(unchanged(path, "has no parent directory"));
     };
+    // The same respect for a read-only HOME (or any read-only ancestor) that the directories
+    // below it would be created in: root would otherwise create them regardless.
+    if let Some(ro) = read_only_ancestor(dir) {
+        return Err(Error::io(
+            format!("creating {}", ctx(dir)),
+            io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} is read-only; nothing was written", ro.display()),
+            ),
+        ));
+    }
     fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", ctx(dir)), e))?;
     let dir_meta = fs::metadata(dir).map_err(|e| Error::io(ctx(dir), e))?;
     if dir_meta.permissions().readonly() {
@@ -390,6 +401,17 @@ fn write_config(path: &Path, old: Option<&Existing>, bytes: &[u8], stamp: &str) 
         return Err(e);
     }
     Ok(backup)
+}
+
+/// The nearest existing ancestor of a missing `dir` when it is read-only (`None` when `dir`
+/// exists or the ancestor is writable).
+fn read_only_ancestor(dir: &Path) -> Option<PathBuf> {
+    if fs::symlink_metadata(dir).is_ok() {
+        return None;
+    }
+    let existing = dir.ancestors().skip(1).find(|a| fs::symlink_metadata(a).is_ok())?;
+    let meta = fs::metadata(existing).ok()?;
+    (meta.is_dir() && meta.permissions().readonly()).then(|| existing.to_path_buf())
 }
 
 /// Copies the old bytes to `<file>.bak.<stamp>` (or `.bak.<stamp>.N` when taken) with the old
@@ -794,6 +816,15 @@ mod tests {
         assert!(err.contains("read-only") && err.contains(".hermes"), "{err}");
         assert_eq!(fs::read_to_string(&path).unwrap(), "a: 1\n");
         assert_eq!(files(&home.0), [".hermes/config.yaml"]);
+
+        // A read-only HOME without the client's directory: nothing is created in it.
+        let home = TempHome::new("ro-home");
+        fs::set_permissions(&home.0, fs::Permissions::from_mode(0o555)).unwrap();
+        let err = run(&home.0, Os::Linux, ClientKind::Cursor, &[], STAMP).unwrap_err().to_string();
+        fs::set_permissions(&home.0, fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(err.contains("read-only") && err.contains(".cursor"), "{err}");
+        assert!(files(&home.0).is_empty());
+        assert!(fs::read_dir(&home.0).unwrap().next().is_none(), "no directory created");
 
         // HOME is a regular file: nothing can be created under it.
         let base = TempHome::new("home-file");

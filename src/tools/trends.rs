@@ -269,7 +269,8 @@ fn recomposition(body: &Value, window: Window, units: Units) -> Value {
         "fat_mass_change": r.fat_delta.and_then(|v| display_value(v, "kg", units, 1)),
         "lean_mass_change": r.lean_delta.and_then(|v| display_value(v, "kg", units, 1)),
         "unit": display_unit("kg", units),
-        "band": r.band,
+        // The band is a mass like the deltas, so it is shown in the same unit as they are.
+        "band": display_value(r.band, "kg", units, 1),
         "n_used": r.n_used,
         "n_rejected": r.n_rejected,
     })
@@ -359,7 +360,8 @@ fn trend_json(ctx: &Ctx, a: &Analysis) -> Value {
             "lower": dv(s.lower),
             "upper": dv(s.upper),
             "confidence": s.confidence,
-            "unit": format!("{} per week", display_unit(m.unit, u)),
+            // Unitless metrics (sleep score) read "per week", not " per week".
+            "unit": format!("{} per week", display_unit(m.unit, u)).trim_start().to_string(),
             "points": s.n_points,
         })
     });

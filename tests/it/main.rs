@@ -5,6 +5,8 @@
 mod access;
 mod briefs;
 mod data;
+mod demo;
 mod fake;
 mod http;
+mod setup;
 mod stdio;
