@@ -60,6 +60,10 @@ pub struct Params {
     pub min_span_days: f64,
     /// The slope uses at most this many points (evenly spaced subsample) to bound O(n²) work.
     pub max_slope_points: usize,
+    /// How `reason` shows quantities: multiplied by `display_factor` and labelled `display_unit`
+    /// (e.g. 2.20462 and "lb" for weights shown in pounds). The analysis itself stays in SI.
+    pub display_factor: f64,
+    pub display_unit: &'static str,
 }
 
 /// Defaults for a metric: α 0.1/day, k 3.5, ±14-day neighbourhoods, at least 4 readings over
@@ -77,6 +81,8 @@ pub fn standard_params(min_change_per_week: f64, min_spread: f64, plausible: Opt
         min_readings: 4,
         min_span_days: 7.0,
         max_slope_points: 1000,
+        display_factor: 1.0,
+        display_unit: "",
     }
 }
 
@@ -658,6 +664,8 @@ fn sanitize(p: &Params) -> Params {
         min_readings: p.min_readings.max(2),
         min_span_days: non_neg(p.min_span_days),
         max_slope_points: p.max_slope_points.clamp(3, 5000),
+        display_factor: pos(p.display_factor, 1.0),
+        display_unit: p.display_unit,
     }
 }
 
@@ -847,16 +855,27 @@ fn decide(
     };
     let change = (s.per_week * span_days / 7.0).abs();
     let noise = p.noise_multiple * scatter.unwrap_or(0.0);
-    let interval = format!("{:.3} per week (95% interval {:.3} to {:.3})", s.per_week, s.lower, s.upper);
+    let f = p.display_factor;
+    let u = match p.display_unit {
+        "" => String::new(),
+        unit => format!(" {unit}"),
+    };
+    let interval =
+        format!("{:.3}{u} per week (95% interval {:.3} to {:.3})", s.per_week * f, s.lower * f, s.upper * f);
     if s.lower <= 0.0 && s.upper >= 0.0 {
         return (Verdict::Stable, format!("slope {interval} includes zero"));
     }
     if s.per_week.abs() < p.min_change_per_week {
-        let why = format!("slope {interval} is below the meaningful {:.3} per week", p.min_change_per_week);
+        let why =
+            format!("slope {interval} is below the meaningful {:.3}{u} per week", p.min_change_per_week * f);
         return (Verdict::Stable, why);
     }
     if change < noise {
-        let why = format!("change {change:.3} over {span_days:.1} days is within the noise ({noise:.3})");
+        let why = format!(
+            "change {:.3}{u} over {span_days:.1} days is within the noise ({:.3}{u})",
+            change * f,
+            noise * f
+        );
         return (Verdict::Stable, why);
     }
     let verdict = if s.per_week > 0.0 { Verdict::Rising } else { Verdict::Falling };
@@ -1197,6 +1216,8 @@ mod tests {
             min_readings: 0,
             min_span_days: f64::NAN,
             max_slope_points: 0,
+            display_factor: f64::NAN,
+            display_unit: "lb",
         };
         let v: Vec<f64> = (0..20).map(|d| 1e12 - d as f64).collect();
         let t = analyze(&daily(&v), all(), &p);

@@ -451,7 +451,8 @@ fn fetch(
     offset: Option<i64>,
 ) -> Result<Fetched> {
     if !spec.pages {
-        return fetch_windows(client, spec, range, limit);
+        let skip = usize::try_from(offset.unwrap_or(0)).unwrap_or(0);
+        return fetch_windows(client, spec, range, limit, skip);
     }
     let mut params: Vec<(&str, String)> = date_params(range, spec.style);
     params.extend(spec.fixed.iter().map(|(k, v)| (*k, v.to_string())));
@@ -459,30 +460,40 @@ fn fetch(
     Ok(Fetched { rows: page.rows, has_more: page.more, next_offset: page.next_offset, body: page.body })
 }
 
-/// Sleep detail has no paging and a 7-day window: split the range and stop at `limit`.
-fn fetch_windows(client: &mut Client, spec: &Spec, range: &Range, limit: usize) -> Result<Fetched> {
+/// Sleep detail has no upstream paging and a 7-day window: the range is split into windows,
+/// and `offset` counts segments from the start of the range, so that `next_offset` continues
+/// exactly where an answer stopped (earlier windows are fetched again; Withings cannot skip).
+fn fetch_windows(
+    client: &mut Client,
+    spec: &Spec,
+    range: &Range,
+    limit: usize,
+    offset: usize,
+) -> Result<Fetched> {
+    let want = offset.saturating_add(limit);
     let mut rows = Vec::new();
     let mut body = json!({});
     let windows = time::split_range(range, SLEEP_DETAIL_WINDOW_SECS);
     let n = windows.len();
+    let mut exhausted = true;
     for (i, (start, end)) in windows.into_iter().enumerate() {
-        let params =
+        let mut params: Vec<(&str, String)> =
             vec![("startdate", start.0.to_string()), ("enddate", (end.0 - 1).max(start.0).to_string())];
+        params.extend(spec.fixed.iter().map(|(k, v)| (*k, v.to_string())));
         let mut b = client.call(spec.path, spec.action, &params)?;
         if let Some(Value::Array(items)) = b.as_object_mut().and_then(|m| m.remove(spec.list_key)) {
             rows.extend(items);
         }
         body = b;
-        if rows.len() > limit {
-            rows.truncate(limit);
-            // Truthful "more": the caller narrows the range (there is no offset to pass back).
-            return Ok(Fetched { rows, has_more: true, next_offset: None, body });
-        }
-        if rows.len() == limit && i + 1 < n {
-            return Ok(Fetched { rows, has_more: true, next_offset: None, body });
+        if rows.len() > want || (rows.len() == want && i + 1 < n) {
+            exhausted = false;
+            break;
         }
     }
-    Ok(Fetched { rows, has_more: false, next_offset: None, body })
+    let has_more = !exhausted;
+    let page: Vec<Value> = rows.into_iter().skip(offset).take(limit).collect();
+    let next_offset = has_more.then_some((offset + page.len()) as i64);
+    Ok(Fetched { rows: page, has_more, next_offset, body })
 }
 
 /// The shared list pipeline.
@@ -492,9 +503,6 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
     let limit =
         args.get("limit").and_then(Value::as_i64).unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
     let offset = args.get("offset").and_then(Value::as_i64);
-    if offset.is_some() && !spec.pages {
-        return Err(Error::arg("offset", "sleep detail does not page; narrow `after`/`before` instead"));
-    }
     let mut client = ctx.client()?;
     let fetched = fetch(&mut client, spec, &range, limit, offset)?;
     let mut zones = Zones::new(s.zone.clone());

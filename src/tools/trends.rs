@@ -184,8 +184,12 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let body = data::fetch_all(&mut client, metric.source, &range)?;
     let readings = readings(metric, &body, &s.zone);
     let window = Window { start: range.start.0, end: range.end.0 - 1 };
-    let params =
+    let mut params =
         trends::standard_params(metric.min_change_per_week, metric.min_spread, Some(metric.plausible));
+    if let Some((factor, unit)) = units::convert(1.0, metric.unit, s.units) {
+        params.display_factor = factor;
+        params.display_unit = unit;
+    }
     let trend = trends::analyze(&readings, window, &params);
     let recomposition = match metric.source {
         Source::Measures if matches!(metric.name, "weight" | "fat_mass" | "fat_ratio" | "muscle_mass") => {
@@ -262,12 +266,14 @@ fn recomposition(body: &Value, window: Window, units: Units) -> Value {
     };
     let params = trends::standard_params(0.1, 0.3, Some(Bounds { min: 1.0, max: 300.0 }));
     let r = trends::recomposition(&series(8), &series(5), window, &params, 0.3);
+    let known = r.class != trends::RecompClass::NotEnoughData;
     json!({
         "method": r.method,
         "description": r.description,
         "class": r.class.as_str(),
-        "fat_mass_change": r.fat_delta.and_then(|v| display_value(v, "kg", units, 1)),
-        "lean_mass_change": r.lean_delta.and_then(|v| display_value(v, "kg", units, 1)),
+        // Without enough readings there is no change to report, not a change of zero.
+        "fat_mass_change": r.fat_delta.filter(|_| known).and_then(|v| display_value(v, "kg", units, 1)),
+        "lean_mass_change": r.lean_delta.filter(|_| known).and_then(|v| display_value(v, "kg", units, 1)),
         "unit": display_unit("kg", units),
         // The band is a mass like the deltas, so it is shown in the same unit as they are.
         "band": display_value(r.band, "kg", units, 1),
@@ -373,7 +379,7 @@ fn trend_json(ctx: &Ctx, a: &Analysis) -> Value {
         .smoothed
         .iter()
         .enumerate()
-        .filter(|(i, _)| (last - i) % step == 0)
+        .filter(|(i, _)| (last - i).is_multiple_of(step))
         .map(|(_, p)| {
             json!({
                 "date": a.zone.local_date(Instant(p.t)).to_string(),
@@ -428,8 +434,12 @@ fn trend_markdown(v: &Value) -> String {
     }
     if let Some(s) = v["slope_per_week"].as_object() {
         md.push_str(&format!(
-            "- Slope: {} {unit}/week (95% interval {} to {})\n",
+            "- Slope: {} {} (95% interval {} to {})\n",
             s.get("value").unwrap_or(&Value::Null),
+            match unit {
+                "" => "per week".to_string(),
+                u => format!("{u}/week"),
+            },
             s.get("lower").unwrap_or(&Value::Null),
             s.get("upper").unwrap_or(&Value::Null)
         ));

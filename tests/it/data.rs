@@ -434,6 +434,37 @@ fn privacy_mode_defaults_to_config_then_structured() {
 }
 
 #[test]
+fn sleep_detail_pages_by_offset_across_its_7_day_windows() {
+    let w = World::new("sleep-offset");
+    serve_all(&w.fake);
+    let range = json!({"after": "2026-03-01", "before": "2026-03-10"});
+    let with = |extra: Value| {
+        let mut a = range.clone();
+        a.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let (r, v) = w.call("withings_list_sleep", a);
+        assert_eq!(r.code, 0, "{}", r.all());
+        v
+    };
+    let all = with(json!({"limit": 1000}));
+    let total = all["count"].as_u64().unwrap();
+    assert!(total > 5 && all["has_more"] == false, "{all}");
+    let first = with(json!({"limit": 5}));
+    assert_eq!(
+        (&first["count"], &first["has_more"], &first["next_offset"]),
+        (&json!(5), &json!(true), &json!(5))
+    );
+    let rest = with(json!({"limit": 1000, "offset": 5}));
+    assert_eq!(rest["count"].as_u64().unwrap(), total - 5, "{rest}");
+    assert_eq!(rest["has_more"], false);
+    let ids = |v: &Value| {
+        v["records"].as_array().unwrap().iter().map(|r| r["startdate"].clone()).collect::<Vec<_>>()
+    };
+    let mut joined = ids(&first);
+    joined.extend(ids(&rest));
+    assert_eq!(joined, ids(&all), "first page + rest = everything, in order, nothing repeated");
+}
+
+#[test]
 fn dst_change_inside_the_range_gives_exact_epochs() {
     let w = World::new("dst");
     serve_all(&w.fake);
@@ -558,7 +589,7 @@ fn reversed_ranges_limits_and_unknown_keys_are_rejected() {
         assert_rejected(&w, c.tool, json!({"startdate": "2026-03-01"}), "startdate");
         assert_rejected(&w, c.tool, json!({"privacy_mode": "everything"}), "privacy_mode");
     }
-    assert_rejected(&w, "withings_list_sleep", json!({"offset": 5}), "offset");
+    assert_rejected(&w, "withings_list_sleep", json!({"offset": -1}), "offset");
     // The maximum itself is fine.
     let (r, _) = w.call(
         "withings_list_activity",
