@@ -10,18 +10,9 @@ use crate::tools::schema::check;
 const D: i64 = 20_000;
 const DAY: i64 = 86_400;
 
-/// `YYYY-MM-DD` from a day number (civil-from-days).
+/// `YYYY-MM-DD` from a day number.
 fn label(z: i64) -> String {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    crate::domain::time::CivilDate::from_days(z).to_string()
 }
 
 fn empty() -> Inputs {
