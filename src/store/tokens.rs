@@ -123,13 +123,44 @@ pub fn load(path: &Path) -> Result<Option<Tokens>> {
         Err(e) => return Err(Error::io(format!("reading token file {}", path.display()), e)),
     };
     fsutil::check_private(path, "token file")?;
-    match serde_json::from_str::<Tokens>(&text) {
-        Ok(t) => Ok(Some(t)),
-        Err(_) => Err(Error::NeedsAuth(format!(
+    match serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| lenient(&v)) {
+        Some(t) => Ok(Some(t)),
+        None => Err(Error::NeedsAuth(format!(
             "token file {} is not valid token JSON; it was left untouched (auth replaces it only after a successful sign-in)",
             path.display()
         ))),
     }
+}
+
+/// Reads a token file written by this program, by the Node project or by hand: `userid` may be a
+/// number, `scope` a list, `expires_at` milliseconds; a missing `expires_at` counts as expired
+/// (so the next call refreshes). `None` when there is no access token at all.
+fn lenient(v: &serde_json::Value) -> Option<Tokens> {
+    let text = |k: &str| -> Option<String> {
+        match v.get(k)? {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            serde_json::Value::Array(items) => {
+                Some(items.iter().filter_map(serde_json::Value::as_str).collect::<Vec<_>>().join(","))
+            }
+            _ => None,
+        }
+    };
+    let num = |k: &str| v.get(k).and_then(|x| x.as_i64().or_else(|| x.as_str()?.parse().ok()));
+    let expires_at = match num("expires_at").unwrap_or(0) {
+        // JavaScript writes milliseconds.
+        ms if ms > 100_000_000_000 => ms / 1000,
+        s => s,
+    };
+    Some(Tokens {
+        access_token: text("access_token").filter(|s| !s.is_empty())?,
+        refresh_token: text("refresh_token").unwrap_or_default(),
+        expires_at,
+        scope: text("scope").unwrap_or_default(),
+        userid: text("userid"),
+        token_type: text("token_type").unwrap_or_else(bearer),
+        created_at: num("created_at").unwrap_or(0),
+    })
 }
 
 /// Writes the token file atomically with mode 0600, creating its directory 0700.
@@ -275,6 +306,31 @@ fn lock(path: &Path) -> Result<Lock> {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn token_files_from_other_writers_are_read_leniently() {
+        let cases = [
+            // (file, access, refresh, expires_at, scope, userid)
+            (
+                r#"{"access_token":"a","refresh_token":"r","expires_at":1800000000,"userid":12345}"#,
+                Some((1_800_000_000, "", Some("12345"))),
+            ),
+            (
+                r#"{"access_token":"a","refresh_token":"r","expires_at":1800000000000,"scope":["user.metrics","user.activity"]}"#,
+                Some((1_800_000_000, "user.metrics,user.activity", None)),
+            ),
+            (r#"{"access_token":"a","refresh_token":"r","expires_in":10800}"#, Some((0, "", None))),
+            (r#"{"refresh_token":"r"}"#, None),
+            (r#"[1,2]"#, None),
+        ];
+        for (text, want) in cases {
+            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+            let got = lenient(&v).map(|t| (t.expires_at, t.scope.clone(), t.userid.clone()));
+            let want =
+                want.map(|(e, s, u): (i64, &str, Option<&str>)| (e, s.to_string(), u.map(str::to_string)));
+            assert_eq!(got, want, "{text}");
+        }
+    }
 
     fn tokens(access: &str, refresh: &str, expires_at: i64) -> Tokens {
         Tokens {
