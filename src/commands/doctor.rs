@@ -1,10 +1,46 @@
-//! `withings-mcp doctor`.
+//! `withings-mcp doctor`: local readiness checks, no network. `--json` prints
+//! `{"ready": bool, "checks": [{"id", "ok", "detail"}], "next_steps": [...]}` with stable ids;
+//! the exit code is 0 unless `--strict` and not ready.
 
-use crate::Result;
+use std::io::Write;
+
+use serde_json::{Value, json};
+
 use crate::cli::DoctorOpts;
 use crate::tools::Ctx;
+use crate::tools::auth::{next_steps, readiness};
+use crate::{Error, Result};
 
 /// Runs the command and returns the exit code.
-pub fn run(_ctx: &Ctx, _opts: &DoctorOpts) -> Result<u8> {
-    Err(crate::tools::not_yet("`doctor`"))
+pub fn run(ctx: &Ctx, opts: &DoctorOpts) -> Result<u8> {
+    let (ready, checks) = readiness(&ctx.env, ctx.now);
+    let steps = next_steps(ready, &checks);
+    let text = match opts.json {
+        true => {
+            let list: Vec<Value> =
+                checks.iter().map(|c| json!({"id": c.id, "ok": c.ok, "detail": c.detail})).collect();
+            format!("{}\n", json!({"ready": ready, "demo": ctx.demo(), "checks": list, "next_steps": steps}))
+        }
+        false => {
+            let mut s = String::from("withings-mcp doctor\n");
+            for c in &checks {
+                s.push_str(&format!("  {} {:<17} {}\n", if c.ok { "✓" } else { "✗" }, c.id, c.detail));
+            }
+            s.push_str(match (ready, ctx.demo()) {
+                (true, true) => "Ready (demo mode).\n",
+                (true, false) => "Ready.\n",
+                (false, _) => "Not ready.\n",
+            });
+            for step in &steps {
+                s.push_str(&format!("  → {step}\n"));
+            }
+            s
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| Error::io("stdout", e))?;
+    Ok(match (opts.strict, ready) {
+        (true, false) => 1,
+        _ => 0,
+    })
 }

@@ -1,1 +1,148 @@
-//! TODO: filled by a later change.
+//! Small file-system helpers for private files: atomic writes with a fixed mode, private
+//! directories, and permission checks. Unix only (the binary targets Linux and macOS).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+/// Writes `bytes` to `path` atomically: a temp file in the same directory (created with `mode`),
+/// fsync, rename over `path`, fsync the directory. Readers see the old file or the new one.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    let dir = parent(path);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}-{}", std::process::id(), unique_suffix()));
+    let ctx = |what: &str| format!("{what} {}", path.display());
+    let written = (|| -> io::Result<()> {
+        let mut f = OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp)?;
+        // The mode passed to open is filtered by the umask; set it explicitly as well.
+        f.set_permissions(fs::Permissions::from_mode(mode))?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)?;
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(ctx("writing"), e));
+    }
+    // Persist the rename itself; a failure here is not worth failing the write for on file
+    // systems that refuse to fsync a directory.
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Creates `dir` (and parents) with mode 0700 when it does not exist. An existing directory's
+/// mode is left alone: it may be shared (e.g. a custom token path under /tmp); `doctor` reports it.
+pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    match fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(Error::Config(format!("{} exists and is not a directory", dir.display()))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| Error::io(format!("creating {}", dir.display()), e)),
+        Err(e) => Err(Error::io(dir.display().to_string(), e)),
+    }
+}
+
+/// The permission bits of `path`, or `None` when it does not exist.
+pub fn mode_of(path: &Path) -> Result<Option<u32>> {
+    match fs::metadata(path) {
+        Ok(m) => Ok(Some(m.permissions().mode() & 0o7777)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path.display().to_string(), e)),
+    }
+}
+
+/// True when no group or other permission bit is set.
+pub fn is_private(mode: u32) -> bool {
+    mode & 0o077 == 0
+}
+
+/// Fails with advice when `path` exists and group or others may read or write it.
+pub fn check_private(path: &Path, what: &str) -> Result<()> {
+    match mode_of(path)? {
+        Some(mode) if !is_private(mode) => Err(Error::Config(format!(
+            "{what} {} is accessible by other users (mode {mode:04o}); run `chmod 600 {}` and try again",
+            path.display(),
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Removes a file; `Ok(false)` when it did not exist.
+pub fn remove_if_exists(path: &Path) -> Result<bool> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io(format!("removing {}", path.display()), e)),
+    }
+}
+
+/// A per-call suffix so two writers in one process never share a temp file.
+fn unique_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The directory holding `path` (`.` for a bare file name).
+pub fn parent(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmpdir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("wmcp-fsutil-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn atomic_write_sets_the_mode_and_replaces_content() {
+        let d = tmpdir("atomic");
+        ensure_private_dir(&d.join("a/b")).unwrap();
+        assert_eq!(mode_of(&d.join("a/b")).unwrap(), Some(0o700));
+        let f = d.join("a/b/x.json");
+        write_atomic(&f, b"one", 0o600).unwrap();
+        write_atomic(&f, b"two", 0o600).unwrap();
+        assert_eq!(fs::read_to_string(&f).unwrap(), "two");
+        assert_eq!(mode_of(&f).unwrap(), Some(0o600));
+        // No temp file is left behind.
+        assert_eq!(fs::read_dir(d.join("a/b")).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn permission_checks() {
+        let cases =
+            [(0o600, true), (0o400, true), (0o700, true), (0o640, false), (0o604, false), (0o666, false)];
+        for (mode, want) in cases {
+            assert_eq!(is_private(mode), want, "{mode:o}");
+        }
+        let d = tmpdir("perm");
+        fs::create_dir_all(&d).unwrap();
+        let f = d.join("t");
+        fs::write(&f, "x").unwrap();
+        fs::set_permissions(&f, fs::Permissions::from_mode(0o644)).unwrap();
+        let msg = check_private(&f, "token file").unwrap_err().to_string();
+        assert!(msg.contains("chmod 600") && msg.contains("0644"), "{msg}");
+        assert!(check_private(&d.join("missing"), "token file").is_ok());
+        assert!(remove_if_exists(&f).unwrap());
+        assert!(!remove_if_exists(&f).unwrap());
+        fs::remove_dir_all(&d).unwrap();
+    }
+}

@@ -2,6 +2,8 @@
 //! annotations, handler) and renders markdown and `structuredContent`. The MCP layer and the
 //! `call` command both go through `run`, so validation and defaults are the same everywhere.
 
+pub mod auth;
+pub mod data;
 pub mod local;
 pub mod prompts;
 pub mod resources;
@@ -9,7 +11,10 @@ pub mod schema;
 
 use serde_json::{Map, Value};
 
+use crate::domain::time::{self, Zone};
 use crate::store::config::{Config, Env};
+use crate::withings::client::Client;
+use crate::withings::demo::DemoUpstream;
 use crate::{Error, Result};
 
 /// What a tool handler can see: the environment snapshot and the clock. Everything else
@@ -38,6 +43,20 @@ impl Ctx {
     /// Configuration from the environment and the config file.
     pub fn config(&self) -> Result<Config> {
         Config::load(&self.env)
+    }
+
+    /// The user's zone: `WITHINGS_TZ` (environment or config file), else the machine's.
+    pub fn zone(&self) -> Result<Zone> {
+        let cfg = self.config()?;
+        time::load_zone_with(cfg.get("WITHINGS_TZ"), self.env.get("TZ"), self.env.get("TZDIR"))
+    }
+
+    /// A Withings client: the demo account in demo mode, else the real API.
+    pub fn client(&self) -> Result<Client> {
+        match self.demo() {
+            true => Ok(Client::demo(Box::new(DemoUpstream::new(self.now, self.zone()?)), self.now)),
+            false => Client::http(&self.env, &self.config()?, self.now),
+        }
     }
 }
 
@@ -94,10 +113,35 @@ pub struct Tool {
     pub handler: Handler,
 }
 
+/// Catalogue order (CONTRACT §4): status and guidance first, then auth, data, briefs, trends.
+const ORDER: &[&str] = &[
+    "withings_connection_status",
+    "withings_data_inventory",
+    "withings_capabilities",
+    "withings_agent_manifest",
+    "withings_privacy_audit",
+    "withings_cache_status",
+    "withings_get_auth_url",
+    "withings_exchange_code",
+    "withings_revoke_access",
+    "withings_list_body_measures",
+    "withings_list_heart",
+    "withings_list_activity",
+    "withings_list_workouts",
+    "withings_list_sleep_summary",
+    "withings_list_sleep",
+    "withings_daily_summary",
+    "withings_weekly_summary",
+    "withings_trends",
+    "withings_chart",
+];
+
 /// Every tool, in the order `tools/list` shows them.
 pub fn all() -> Vec<Tool> {
-    let mut v = Vec::new();
+    let mut v = auth::tools();
     v.extend(local::tools());
+    v.extend(data::tools());
+    v.sort_by_key(|t| ORDER.iter().position(|n| *n == t.name).unwrap_or(ORDER.len()));
     v
 }
 

@@ -1,1 +1,748 @@
-//! TODO: filled by a later change.
+//! The Withings client: form POSTs through an `Upstream`, the in-body `status` judged in one
+//! place (`judge`), bounded retries with full jitter, the one place that decides to refresh a
+//! token (`call`), paging, and signed calls.
+//!
+//! Retries: 601 / HTTP 429 (rate limited), HTTP 5xx, 522, the "an error occurred" family and
+//! network failures are retried at most `max_tries` times in all, sleeping a random time in
+//! `[0, min(cap, base·2^n)]` (or the server's `Retry-After` when it is longer), and never more
+//! than `max_total_ms` in total. `WITHINGS_NO_RETRY=1` disables retries; the hidden
+//! `WITHINGS_RETRY_BASE_MS` shortens the base delay (tests).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::error::ApiKind;
+use crate::store::config::{Config, Env};
+use crate::store::tokens::{self, Grant, Tokens};
+use crate::withings::http::HttpUpstream;
+use crate::withings::oauth;
+use crate::withings::sign;
+use crate::withings::status::{self, Class};
+use crate::withings::upstream::{Reply, Upstream};
+use crate::{Error, Result};
+
+/// How the client sleeps between retries (a seam so tests need not wait).
+pub type Sleep = fn(Duration);
+
+/// Retry bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// Attempts in all, including the first; 1 disables retries.
+    pub max_tries: u32,
+    /// First backoff ceiling in milliseconds; doubled per attempt.
+    pub base_ms: u64,
+    /// Largest single wait.
+    pub cap_ms: u64,
+    /// Largest total wait across the retries of one request.
+    pub max_total_ms: u64,
+}
+
+impl Retry {
+    /// The default: 3 tries, 1 s then 2 s ceilings, at most 20 s of waiting in all.
+    pub const DEFAULT: Retry = Retry { max_tries: 3, base_ms: 1000, cap_ms: 10_000, max_total_ms: 20_000 };
+    /// No retries.
+    pub const NONE: Retry = Retry { max_tries: 1, base_ms: 0, cap_ms: 0, max_total_ms: 0 };
+}
+
+/// Rows gathered by `page_through`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub rows: Vec<Value>,
+    /// True when Withings has more rows than were returned.
+    pub more: bool,
+    /// The offset to pass back to continue exactly after the last returned row.
+    pub next_offset: Option<i64>,
+    /// The last page's `body` without the list.
+    pub body: Value,
+}
+
+/// A client for one user's Withings account.
+pub struct Client {
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    redirect_uri: String,
+    token_path: PathBuf,
+    upstream: Box<dyn Upstream>,
+    now: i64,
+    sleep: Sleep,
+    retry: Retry,
+    sent: usize,
+    slept_ms: u64,
+    /// The demo account's token: set only by `Client::demo`, which has no token file.
+    demo_token: Option<&'static str>,
+}
+
+impl Client {
+    /// A client for the configured account, sending through `upstream`, at time `now`.
+    pub fn new(env: &Env, cfg: &Config, upstream: Box<dyn Upstream>, now: i64) -> Result<Client> {
+        let retry = match cfg.retries_enabled() {
+            false => Retry::NONE,
+            true => match env.get("WITHINGS_RETRY_BASE_MS").and_then(|s| s.parse::<u64>().ok()) {
+                Some(base_ms) => Retry { base_ms, ..Retry::DEFAULT },
+                None => Retry::DEFAULT,
+            },
+        };
+        Ok(Client {
+            client_id: cfg.get("WITHINGS_CLIENT_ID").map(str::to_string),
+            client_secret: cfg.get("WITHINGS_CLIENT_SECRET").map(str::to_string),
+            redirect_uri: cfg
+                .get("WITHINGS_REDIRECT_URI")
+                .unwrap_or(crate::store::config::DEFAULT_REDIRECT_URI)
+                .to_string(),
+            token_path: cfg.token_path(env)?,
+            upstream,
+            now,
+            sleep: std::thread::sleep,
+            retry,
+            sent: 0,
+            slept_ms: 0,
+            demo_token: None,
+        })
+    }
+
+    /// A client for the built-in demo account: no credentials, no token file, nothing to
+    /// refresh; every request still goes through the same status mapping and paging.
+    pub fn demo(upstream: Box<dyn Upstream>, now: i64) -> Client {
+        Client {
+            client_id: None,
+            client_secret: None,
+            redirect_uri: crate::store::config::DEFAULT_REDIRECT_URI.to_string(),
+            token_path: PathBuf::new(),
+            upstream,
+            now,
+            sleep: std::thread::sleep,
+            retry: Retry::NONE,
+            sent: 0,
+            slept_ms: 0,
+            demo_token: Some("demo-access-token"),
+        }
+    }
+
+    /// A client that talks to the real Withings API (`WITHINGS_API_URL`) over HTTP.
+    pub fn http(env: &Env, cfg: &Config, now: i64) -> Result<Client> {
+        Client::new(env, cfg, Box::new(HttpUpstream::from_config(env, cfg)), now)
+    }
+
+    /// Replaces the sleep function (tests record instead of waiting).
+    pub fn with_sleep(mut self, sleep: Sleep) -> Client {
+        self.sleep = sleep;
+        self
+    }
+
+    /// Replaces the retry bounds.
+    pub fn with_retry(mut self, retry: Retry) -> Client {
+        self.retry = retry;
+        self
+    }
+
+    /// Requests sent upstream so far (every attempt counts).
+    pub fn requests_sent(&self) -> usize {
+        self.sent
+    }
+
+    /// Milliseconds spent sleeping between retries so far.
+    pub fn slept_ms(&self) -> u64 {
+        self.slept_ms
+    }
+
+    /// The token file this client reads and writes.
+    pub fn token_path(&self) -> &Path {
+        &self.token_path
+    }
+
+    /// Calls a data action with a fresh access token and returns the `body` of a status-0
+    /// answer. An auth status triggers one refresh (under the lock) and one retry; a second
+    /// refusal is `Error::NeedsAuth`.
+    pub fn call(&mut self, path: &str, action: &str, params: &[(&str, String)]) -> Result<Value> {
+        let mut form: Vec<(&str, String)> = vec![("action", action.to_string())];
+        form.extend(params.iter().filter(|(k, _)| *k != "action").cloned());
+        let token = self.access_token()?;
+        match self.send(path, action, &form, Some(&token), true) {
+            Err(Error::Api { kind: ApiKind::Auth, .. }) => {}
+            other => return other,
+        }
+        let token = self.refresh_rejected(&token)?;
+        match self.send(path, action, &form, Some(&token), true) {
+            Err(Error::Api { kind: ApiKind::Auth, status, .. }) => Err(Error::NeedsAuth(format!(
+                "Withings refused the access token again after a refresh (status {status})"
+            ))),
+            other => other,
+        }
+    }
+
+    /// Follows `more`/`offset` until Withings has no more rows or `limit` rows are gathered.
+    ///
+    /// Withings offsets count rows from the start of the query (a page of n rows requested at
+    /// offset o answers `offset: o+n`). When `limit` falls inside a page, exactly `limit` rows
+    /// are returned with `more: true` and `next_offset` = that page's request offset + the rows
+    /// taken from it, so passing it back re-fetches the first row not returned. A failure on
+    /// any page is returned as the error: a partial list is never presented as complete.
+    pub fn page_through(
+        &mut self,
+        path: &str,
+        action: &str,
+        params: &[(&str, String)],
+        list_key: &str,
+        limit: usize,
+        start_offset: Option<i64>,
+    ) -> Result<Page> {
+        const MAX_PAGES: usize = 500;
+        let endpoint = format!("{path} {action}");
+        let mut rows: Vec<Value> = Vec::new();
+        let mut offset = start_offset;
+        for _ in 0..MAX_PAGES {
+            let mut p: Vec<(&str, String)> = params.iter().filter(|(k, _)| *k != "offset").cloned().collect();
+            if let Some(o) = offset.filter(|o| *o > 0) {
+                p.push(("offset", o.to_string()));
+            }
+            let mut body = self.call(path, action, &p)?;
+            let list = body.as_object_mut().and_then(|m| m.remove(list_key));
+            let page = match list {
+                Some(Value::Array(items)) => items,
+                None | Some(Value::Null) => Vec::new(),
+                // An empty object stands for an empty map-shaped list in some answers.
+                Some(Value::Object(m)) if m.is_empty() => Vec::new(),
+                Some(_) => {
+                    return Err(Error::json(
+                        format!("withings {endpoint}"),
+                        format!("`{list_key}` is not a list"),
+                    ));
+                }
+            };
+            let more = truthy(body.get("more"));
+            let next = body.get("offset").and_then(as_i64);
+            let room = limit.saturating_sub(rows.len());
+            let here = offset.unwrap_or(0);
+            if page.len() >= room && (page.len() > room || more) {
+                let taken = room;
+                rows.extend(page.iter().take(taken).cloned());
+                let next_offset = match page.len() > taken {
+                    true => Some(here + taken as i64),
+                    false => next,
+                };
+                return Ok(Page { rows, more: true, next_offset, body });
+            }
+            rows.extend(page);
+            if !more {
+                return Ok(Page { rows, more: false, next_offset: None, body });
+            }
+            match next {
+                Some(n) if n > here => offset = Some(n),
+                _ => {
+                    return Err(Error::Transport {
+                        endpoint,
+                        message: "paging offset did not advance; stopped to avoid a loop".to_string(),
+                    });
+                }
+            }
+        }
+        Err(Error::Transport { endpoint, message: format!("more than {MAX_PAGES} pages; stopped") })
+    }
+
+    /// A signed call (fresh nonce, then `action` signed with the client secret), e.g. `revoke`.
+    pub fn signed_call(&mut self, path: &str, action: &str, extra: &[(&str, String)]) -> Result<Value> {
+        let (client_id, secret) = self.credentials()?;
+        let nonce_form = sign::getnonce_form(&client_id, &secret, self.now);
+        let body = self.send("/v2/signature", "getnonce", &nonce_form, None, true)?;
+        let Some(nonce) = body.get("nonce").and_then(Value::as_str).map(str::to_string) else {
+            return Err(Error::json("withings /v2/signature getnonce", "no nonce in the answer"));
+        };
+        let mut form = sign::signed_form(&client_id, &secret, action, &nonce);
+        form.extend(
+            extra
+                .iter()
+                .filter(|(k, _)| !matches!(*k, "action" | "client_id" | "nonce" | "signature"))
+                .cloned(),
+        );
+        // A nonce is single use, so the signed request itself is not retried.
+        self.send(path, action, &form, None, false)
+    }
+
+    /// Exchanges an authorization code (codes live 30 s, single use) and stores the tokens.
+    pub fn exchange_code(&mut self, code: &str) -> Result<Tokens> {
+        let (client_id, secret) = self.credentials()?;
+        let form = oauth::exchange_form(&client_id, &secret, code, &self.redirect_uri);
+        // Not retried: a code that reached Withings may already be used.
+        let body = match self.send(oauth::TOKEN_PATH, "requesttoken", &form, None, false) {
+            Ok(b) => b,
+            Err(Error::Api { status, kind: ApiKind::InvalidParams | ApiKind::Auth, .. }) => {
+                return Err(Error::NeedsAuth(format!(
+                    "Withings refused the authorization code (status {status}): the code is expired or already used \
+                     (codes live 30 seconds), or the redirect URI differs from the app's"
+                )));
+            }
+            Err(e) => return Err(e),
+        };
+        tokens::store_new_grant(&self.token_path, &oauth::parse_grant(&body), self.now)
+    }
+
+    fn credentials(&self) -> Result<(String, String)> {
+        match (&self.client_id, &self.client_secret) {
+            (Some(id), Some(secret)) => Ok((id.clone(), secret.clone())),
+            (None, _) => Err(Error::Config(
+                "WITHINGS_CLIENT_ID is not set; run `withings-mcp setup` or set the environment variable"
+                    .into(),
+            )),
+            (_, None) => Err(Error::Config(
+                "WITHINGS_CLIENT_SECRET is not set; run `withings-mcp setup` or set the environment variable"
+                    .into(),
+            )),
+        }
+    }
+
+    fn access_token(&mut self) -> Result<String> {
+        if let Some(t) = self.demo_token {
+            return Ok(t.to_string());
+        }
+        let path = self.token_path.clone();
+        let now = self.now;
+        tokens::fresh_access_token(&path, now, &mut |t| self.refresh_grant(t))
+    }
+
+    fn refresh_rejected(&mut self, rejected: &str) -> Result<String> {
+        if self.demo_token.is_some() {
+            return Err(Error::NeedsAuth("the demo account refused its token".into()));
+        }
+        let path = self.token_path.clone();
+        let now = self.now;
+        tokens::refresh_after_rejection(&path, rejected, now, &mut |t| self.refresh_grant(t))
+    }
+
+    fn refresh_grant(&mut self, current: &Tokens) -> Result<Grant> {
+        let (client_id, secret) = self.credentials()?;
+        let form = oauth::refresh_form(&client_id, &secret, &current.refresh_token);
+        match self.send(oauth::TOKEN_PATH, "requesttoken", &form, None, true) {
+            Ok(body) => Ok(oauth::parse_grant(&body)),
+            Err(Error::Api {
+                status,
+                kind: ApiKind::InvalidParams | ApiKind::Auth | ApiKind::Unauthorized,
+                ..
+            }) => Err(Error::NeedsAuth(format!(
+                "Withings refused the refresh token (status {status}): it expired, was revoked or was already used"
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// One logical request with bounded retries.
+    fn send(
+        &mut self,
+        path: &str,
+        action: &str,
+        form: &[(&str, String)],
+        bearer: Option<&str>,
+        retries: bool,
+    ) -> Result<Value> {
+        let endpoint = format!("{path} {action}");
+        let tries = match retries {
+            true => self.retry.max_tries.max(1),
+            false => 1,
+        };
+        let mut waited: u64 = 0;
+        for attempt in 1..=tries {
+            self.sent += 1;
+            let outcome = match self.upstream.post(path, form, bearer) {
+                Ok(reply) => judge(&reply, &endpoint),
+                Err(Error::Transport { message, .. }) => {
+                    Outcome::Retry(Error::Transport { endpoint: endpoint.clone(), message }, None)
+                }
+                Err(e) => Outcome::Fail(e),
+            };
+            let (err, hint) = match outcome {
+                Outcome::Done(body) => return Ok(body),
+                Outcome::Fail(e) => return Err(self.scrub(e, bearer)),
+                Outcome::Retry(e, hint) => (self.scrub(e, bearer), hint),
+            };
+            if attempt == tries {
+                return Err(err);
+            }
+            let delay = backoff_ms(&self.retry, attempt, hint, sign::random_u64().unwrap_or(0));
+            if waited + delay > self.retry.max_total_ms {
+                return Err(err);
+            }
+            (self.sleep)(Duration::from_millis(delay));
+            waited += delay;
+            self.slept_ms += delay;
+        }
+        Err(Error::Transport { endpoint, message: "no attempt was made".into() })
+    }
+
+    /// Removes any known secret from an error's free text (Withings' `error` strings).
+    fn scrub(&self, e: Error, bearer: Option<&str>) -> Error {
+        match e {
+            Error::Api { endpoint, status, kind, message } => {
+                let mut m = message;
+                for secret in
+                    [self.client_secret.as_deref(), bearer].into_iter().flatten().filter(|s| s.len() >= 4)
+                {
+                    m = m.replace(secret, "[redacted]");
+                }
+                Error::Api { endpoint, status, kind, message: m }
+            }
+            other => other,
+        }
+    }
+}
+
+/// What one HTTP answer means.
+#[derive(Debug)]
+enum Outcome {
+    Done(Value),
+    /// Worth another try; the server's `Retry-After` in seconds when given.
+    Retry(Error, Option<u64>),
+    Fail(Error),
+}
+
+/// Judges one answer: status 0 → body; 601/429 → rate limited; 5xx, 522 and "an error occurred"
+/// → retry; other statuses → `Error::Api`; anything that is not a Withings JSON envelope →
+/// `Error::Transport` without the body (it may be a proxy page or contain anything).
+fn judge(reply: &Reply, endpoint: &str) -> Outcome {
+    let http = reply.http_status;
+    let envelope = serde_json::from_str::<Value>(&reply.body)
+        .ok()
+        .and_then(|v| Some((v.get("status").and_then(as_i64)?, v)));
+    let transport = |message: String| Error::Transport { endpoint: endpoint.to_string(), message };
+    let Some((status, v)) = envelope else {
+        let err = transport(format!("unexpected non-JSON answer (HTTP {http})"));
+        return match http {
+            429 => {
+                Outcome::Retry(Error::RateLimited { endpoint: endpoint.to_string() }, reply.retry_after_secs)
+            }
+            500..=599 => Outcome::Retry(err, reply.retry_after_secs),
+            _ => Outcome::Fail(err),
+        };
+    };
+    if http == 429 {
+        return Outcome::Retry(Error::RateLimited { endpoint: endpoint.to_string() }, reply.retry_after_secs);
+    }
+    let message = v.get("error").and_then(Value::as_str).map(short_text).unwrap_or_default();
+    match status::classify(status) {
+        Class::Ok => Outcome::Done(v.get("body").cloned().unwrap_or_else(|| Value::Object(Map::new()))),
+        Class::RateLimited => {
+            Outcome::Retry(Error::RateLimited { endpoint: endpoint.to_string() }, reply.retry_after_secs)
+        }
+        Class::Api(kind) => {
+            let err = Error::Api { endpoint: endpoint.to_string(), status, kind, message };
+            match status::retryable(kind) || http >= 500 {
+                true => Outcome::Retry(err, reply.retry_after_secs),
+                false => Outcome::Fail(err),
+            }
+        }
+    }
+}
+
+/// Full-jitter backoff for the wait after `attempt` (1-based), honouring `Retry-After`.
+fn backoff_ms(retry: &Retry, attempt: u32, retry_after_secs: Option<u64>, random: u64) -> u64 {
+    let ceiling = retry.base_ms.saturating_mul(1u64 << attempt.saturating_sub(1).min(20)).min(retry.cap_ms);
+    let jitter = match ceiling {
+        0 => 0,
+        c => random % (c + 1),
+    };
+    match retry_after_secs {
+        Some(s) => jitter.max(s.saturating_mul(1000)),
+        None => jitter,
+    }
+}
+
+fn truthy(v: Option<&Value>) -> bool {
+    match v {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_i64().is_some_and(|n| n != 0),
+        Some(Value::String(s)) => matches!(s.as_str(), "1" | "true"),
+        _ => false,
+    }
+}
+
+fn as_i64(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| v.as_str()?.parse().ok())
+}
+
+/// A short, printable excerpt of Withings' `error` text.
+fn short_text(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).take(160).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+    use std::rc::Rc;
+
+    type Log = Rc<RefCell<Vec<(String, Vec<(String, String)>, Option<String>)>>>;
+
+    /// Answers from a queue and records every request.
+    struct Script {
+        replies: RefCell<VecDeque<Result<Reply>>>,
+        log: Log,
+    }
+
+    impl Upstream for Script {
+        fn post(&self, path: &str, form: &[(&str, String)], bearer: Option<&str>) -> Result<Reply> {
+            let form = form.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+            self.log.borrow_mut().push((path.to_string(), form, bearer.map(str::to_string)));
+            self.replies
+                .borrow_mut()
+                .pop_front()
+                .unwrap_or_else(|| Ok(reply(200, r#"{"status":0,"body":{}}"#)))
+        }
+    }
+
+    fn reply(http_status: u16, body: &str) -> Reply {
+        Reply { http_status, retry_after_secs: None, body: body.to_string() }
+    }
+
+    fn no_sleep(_: Duration) {}
+
+    fn home(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("wmcp-client-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    fn client(tag: &str, replies: Vec<Result<Reply>>, expires_at: i64) -> (Client, Log, PathBuf) {
+        let h = home(tag);
+        let env = Env::from_pairs(&[
+            ("HOME", h.to_str().unwrap()),
+            ("WITHINGS_CLIENT_ID", "cid"),
+            ("WITHINGS_CLIENT_SECRET", "csecret"),
+        ]);
+        let cfg = Config::from_env_only(&env);
+        let t = Tokens {
+            access_token: "a1".into(),
+            refresh_token: "r1".into(),
+            expires_at,
+            scope: "user.metrics".into(),
+            userid: Some("42".into()),
+            token_type: "Bearer".into(),
+            created_at: 0,
+        };
+        tokens::save(&cfg.token_path(&env).unwrap(), &t).unwrap();
+        let log: Log = Rc::default();
+        let up = Script { replies: RefCell::new(replies.into()), log: log.clone() };
+        let c = Client::new(&env, &cfg, Box::new(up), 1000).unwrap().with_sleep(no_sleep);
+        (c, log, h)
+    }
+
+    #[test]
+    fn judge_table() {
+        let e = "/measure getmeas";
+        let cases: &[(u16, &str, &str)] = &[
+            (200, r#"{"status":0,"body":{"x":1}}"#, "done"),
+            (200, r#"{"status":0}"#, "done"),
+            (200, r#"{"status":601,"body":{}}"#, "retry:rate limited"),
+            (429, "<html>slow down</html>", "retry:rate limited"),
+            (502, "<html>bad gateway</html>", "retry:non-JSON answer (HTTP 502)"),
+            (200, "<html>login</html>", "fail:non-JSON answer (HTTP 200)"),
+            (200, r#"{"status":0,"body":{"x":"#, "fail:non-JSON answer (HTTP 200)"),
+            (200, r#"{"no":"status"}"#, "fail:non-JSON answer (HTTP 200)"),
+            (404, "not found", "fail:non-JSON answer (HTTP 404)"),
+            (200, r#"{"status":522,"body":{}}"#, "retry:status 522"),
+            (200, r#"{"status":2559,"body":{}}"#, "retry:status 2559"),
+            (
+                200,
+                r#"{"status":401,"body":{},"error":"invalid_token"}"#,
+                "fail:status 401 (authentication failed): invalid_token",
+            ),
+            (200, r#"{"status":293,"body":{}}"#, "fail:status 293 (invalid parameters)"),
+            (200, r#"{"status":214,"body":{}}"#, "fail:status 214 (not allowed"),
+        ];
+        for (http, body, want) in cases {
+            let got = match judge(&reply(*http, body), e) {
+                Outcome::Done(_) => "done".to_string(),
+                Outcome::Retry(err, _) => format!("retry:{err}"),
+                Outcome::Fail(err) => format!("fail:{err}"),
+            };
+            let (kind, text) = want.split_once(':').unwrap_or((want, ""));
+            assert!(got.starts_with(kind) && got.contains(text), "{http} {body}: {got}");
+            assert!(!got.contains("html"), "body leaked: {got}");
+        }
+    }
+
+    #[test]
+    fn backoff_is_full_jitter_within_ceilings_and_honours_retry_after() {
+        let r = Retry::DEFAULT;
+        let cases: &[(u32, Option<u64>, u64, u64)] = &[
+            (1, None, 0, 0),
+            (1, None, 1000, 1000),
+            (1, None, 1001, 0),
+            (2, None, 2000, 2000),
+            (2, None, 2001, 0),
+            (10, None, u64::MAX, u64::MAX % 10_001),
+            (1, Some(3), 5, 3000),
+        ];
+        for &(attempt, ra, random, want) in cases {
+            assert_eq!(backoff_ms(&r, attempt, ra, random), want, "{attempt} {ra:?} {random}");
+        }
+    }
+
+    #[test]
+    fn rate_limit_burst_is_retried_then_succeeds() {
+        let busy = || Ok(reply(200, r#"{"status":601,"body":{}}"#));
+        let (mut c, log, h) =
+            client("burst", vec![busy(), busy(), Ok(reply(200, r#"{"status":0,"body":{"v":1}}"#))], 99_999);
+        let body = c.call("/measure", "getmeas", &[("category", "1".into())]).unwrap();
+        assert_eq!(body["v"], 1);
+        assert_eq!(c.requests_sent(), 3);
+        assert!(c.slept_ms() <= 3000);
+        let l = log.borrow();
+        assert_eq!(l[0].1[0], ("action".to_string(), "getmeas".to_string()));
+        assert_eq!(l[0].2.as_deref(), Some("a1"));
+        std::fs::remove_dir_all(h).unwrap();
+    }
+
+    #[test]
+    fn retries_stop_at_the_bound_and_no_retry_means_one_try() {
+        let busy = || Ok(reply(503, "<html>busy</html>"));
+        let (mut c, _, h) = client("bound", vec![busy(), busy(), busy(), busy()], 99_999);
+        let err = c.call("/measure", "getmeas", &[]).unwrap_err().to_string();
+        assert!(err.contains("/measure getmeas") && err.contains("HTTP 503"), "{err}");
+        assert_eq!(c.requests_sent(), 3);
+        let (c2, _, h2) = client("noretry", vec![busy()], 99_999);
+        let mut c2 = c2.with_retry(Retry::NONE);
+        assert!(c2.call("/measure", "getmeas", &[]).is_err());
+        assert_eq!(c2.requests_sent(), 1);
+        // A Retry-After beyond the total budget is not waited for.
+        let (mut c3, _, h3) = client(
+            "budget",
+            vec![Ok(Reply { http_status: 429, retry_after_secs: Some(60), body: String::new() })],
+            99_999,
+        );
+        assert!(matches!(c3.call("/measure", "getmeas", &[]), Err(Error::RateLimited { .. })));
+        assert_eq!((c3.requests_sent(), c3.slept_ms()), (1, 0));
+        for d in [h, h2, h3] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
+    #[test]
+    fn auth_status_refreshes_once_then_retries_and_a_second_refusal_needs_auth() {
+        let refused = || Ok(reply(200, r#"{"status":401,"body":{}}"#));
+        let grant = || {
+            Ok(reply(
+                200,
+                r#"{"status":0,"body":{"access_token":"a2","refresh_token":"r2","expires_in":10800}}"#,
+            ))
+        };
+        let (mut c, log, h) =
+            client("reauth", vec![refused(), grant(), Ok(reply(200, r#"{"status":0,"body":{}}"#))], 99_999);
+        c.call("/v2/sleep", "getsummary", &[]).unwrap();
+        let l = log.borrow();
+        assert_eq!(l.len(), 3);
+        assert!(l[1].1.contains(&("refresh_token".to_string(), "r1".to_string())));
+        assert_eq!(l[2].2.as_deref(), Some("a2"));
+        let saved = tokens::load(c.token_path()).unwrap().unwrap();
+        assert_eq!((saved.refresh_token.as_str(), saved.userid.as_deref()), ("r2", Some("42")));
+        drop(l);
+        let (mut c, _, h2) = client("reauth2", vec![refused(), grant(), refused()], 99_999);
+        let err = c.call("/v2/sleep", "getsummary", &[]).unwrap_err();
+        assert!(matches!(err, Error::NeedsAuth(_)), "{err}");
+        std::fs::remove_dir_all(h).unwrap();
+        std::fs::remove_dir_all(h2).unwrap();
+    }
+
+    #[test]
+    fn stale_token_is_refreshed_before_the_call_and_a_refused_refresh_needs_auth() {
+        let (mut c, log, h) = client(
+            "stale",
+            vec![Ok(reply(
+                200,
+                r#"{"status":503,"body":{},"error":"Invalid Params: invalid refresh_token"}"#,
+            ))],
+            1100,
+        );
+        let err = c.call("/measure", "getmeas", &[]).unwrap_err();
+        assert!(matches!(err, Error::NeedsAuth(_)), "{err}");
+        assert!(err.to_string().contains("refresh token"), "{err}");
+        assert_eq!(log.borrow()[0].0, "/v2/oauth2");
+        std::fs::remove_dir_all(h).unwrap();
+    }
+
+    fn page(rows: &[i64], more: Value, offset: i64) -> Result<Reply> {
+        let body = serde_json::json!({"status":0,"body":{"more":more,"offset":offset,"updatetime":5,"measuregrps":rows}});
+        Ok(reply(200, &body.to_string()))
+    }
+
+    #[test]
+    fn paging_follows_offsets_and_is_truthful_at_the_limit() {
+        let (mut c, log, h) = client(
+            "pages",
+            vec![page(&[1, 2], Value::from(1), 2), page(&[3, 4], Value::from(false), 0)],
+            99_999,
+        );
+        let p = c.page_through("/measure", "getmeas", &[], "measuregrps", 10, None).unwrap();
+        assert_eq!(p.rows, vec![Value::from(1), Value::from(2), Value::from(3), Value::from(4)]);
+        assert_eq!((p.more, p.next_offset), (false, None));
+        assert_eq!(p.body["updatetime"], 5);
+        assert!(p.body.get("measuregrps").is_none());
+        assert!(log.borrow()[1].1.contains(&("offset".to_string(), "2".to_string())));
+
+        // The limit falls inside the second page: 3 rows, more, and an offset that re-fetches row 4.
+        let (mut c, _, h2) = client(
+            "limit",
+            vec![page(&[1, 2], Value::from(true), 2), page(&[3, 4], Value::from(true), 4)],
+            99_999,
+        );
+        let p = c.page_through("/measure", "getmeas", &[], "measuregrps", 3, None).unwrap();
+        assert_eq!((p.rows.len(), p.more, p.next_offset), (3, true, Some(3)));
+        // The limit ends exactly at a page boundary: Withings' own offset is passed on.
+        let (mut c, _, h3) = client("exact", vec![page(&[1, 2], Value::from(1), 2)], 99_999);
+        let p = c.page_through("/measure", "getmeas", &[], "measuregrps", 2, None).unwrap();
+        assert_eq!((p.rows.len(), p.more, p.next_offset), (2, true, Some(2)));
+        for d in [h, h2, h3] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
+    #[test]
+    fn paging_refuses_a_stuck_offset_and_a_failing_page() {
+        let (mut c, _, h) =
+            client("stuck", vec![page(&[1], Value::from(1), 5), page(&[2], Value::from(1), 5)], 99_999);
+        let err = c.page_through("/measure", "getmeas", &[], "measuregrps", 10, None).unwrap_err();
+        assert!(err.to_string().contains("did not advance"), "{err}");
+        let (mut c, _, h2) = client(
+            "midfail",
+            vec![page(&[1], Value::from(1), 1), Ok(reply(200, r#"{"status":293,"body":{}}"#))],
+            99_999,
+        );
+        let err = c.page_through("/measure", "getmeas", &[], "measuregrps", 10, None).unwrap_err();
+        assert!(matches!(err, Error::Api { status: 293, .. }), "{err}");
+        std::fs::remove_dir_all(h).unwrap();
+        std::fs::remove_dir_all(h2).unwrap();
+    }
+
+    #[test]
+    fn signed_call_gets_a_nonce_then_signs_with_it() {
+        let (mut c, log, h) = client(
+            "signed",
+            vec![
+                Ok(reply(200, r#"{"status":0,"body":{"nonce":"n1"}}"#)),
+                Ok(reply(200, r#"{"status":0,"body":{}}"#)),
+            ],
+            99_999,
+        );
+        c.signed_call("/v2/oauth2", "revoke", &[("userid", "42".into())]).unwrap();
+        let l = log.borrow();
+        let get =
+            |i: usize, k: &str| l[i].1.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone()).unwrap();
+        assert_eq!(get(0, "signature"), sign::signature("csecret", "getnonce", "cid", "1000"));
+        assert_eq!(get(1, "signature"), sign::signature("csecret", "revoke", "cid", "n1"));
+        assert_eq!(get(1, "userid"), "42");
+        assert!(l.iter().all(|r| r.2.is_none()), "signed calls carry no bearer");
+        std::fs::remove_dir_all(h).unwrap();
+    }
+
+    #[test]
+    fn expired_code_gets_a_clear_message() {
+        let (mut c, _, h) = client(
+            "code",
+            vec![Ok(reply(200, r#"{"status":503,"body":{},"error":"Invalid Params: invalid code"}"#))],
+            99_999,
+        );
+        let err = c.exchange_code("c0de").unwrap_err().to_string();
+        assert!(err.contains("expired or already used") && err.contains("withings-mcp auth"), "{err}");
+        std::fs::remove_dir_all(h).unwrap();
+    }
+}

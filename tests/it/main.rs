@@ -1,1 +1,6 @@
 //! End-to-end tests of the real binary. One test crate; one module per user-facing area.
+// Test helpers may panic: a failed expectation is how a test reports.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod access;
+mod fake;

@@ -1,0 +1,529 @@
+//! Connection tools: local readiness, the authorization URL, the code exchange and revocation.
+//! None of them ever returns a token or the client secret.
+
+use serde_json::{Map, Value, json};
+
+use crate::store::config::{Config, Env, Source};
+use crate::store::{fsutil, tokens};
+use crate::tools::{Annotations, Ctx, Output, Tool, wants_json};
+use crate::withings::client::Client;
+use crate::withings::oauth;
+use crate::{Error, Result};
+
+/// The connection tools, in `tools/list` order.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "withings_connection_status",
+            title: "Withings connection status",
+            description: "Local setup and token state: configuration, token file, expiry, refresh token and scopes. \
+                Never calls Withings and never reveals a secret. Call this first when a data tool fails.",
+            input_schema: input(Map::new(), &[]),
+            output_schema: json!({
+                "type": "object",
+                "required": ["ready", "demo", "checks", "next_steps"],
+                "properties": {
+                    "ready": {"type": "boolean"},
+                    "demo": {"type": "boolean"},
+                    "token_path": {"type": "string"},
+                    "checks": checks_schema(),
+                    "next_steps": {"type": "array", "items": {"type": "string"}}
+                }
+            }),
+            annotations: Annotations::LOCAL_READ,
+            handler: connection_status,
+        },
+        Tool {
+            name: "withings_get_auth_url",
+            title: "Withings authorization URL",
+            description: "Returns the Withings authorization URL with a fresh random state (128 bits). The user opens it, \
+                approves, and is redirected to the configured redirect URI; pass that full URL (or its code) to \
+                withings_exchange_code within 30 seconds. Needs WITHINGS_CLIENT_ID.",
+            input_schema: input(Map::new(), &[]),
+            output_schema: json!({
+                "type": "object",
+                "required": ["auth_url", "redirect_uri", "scopes", "next_step"],
+                "properties": {
+                    "auth_url": {"type": "string"},
+                    "state": {"type": "string"},
+                    "redirect_uri": {"type": "string"},
+                    "scopes": {"type": "array", "items": {"type": "string"}},
+                    "next_step": {"type": "string"}
+                }
+            }),
+            annotations: Annotations {
+                read_only: false,
+                destructive: false,
+                idempotent: false,
+                open_world: false,
+            },
+            handler: get_auth_url,
+        },
+        Tool {
+            name: "withings_exchange_code",
+            title: "Exchange a Withings authorization code",
+            description: "Exchanges the code from the Withings redirect (the bare code or the full redirect URL) for \
+                tokens and stores them locally (0600). Only after the user explicitly approved access. Codes live \
+                30 seconds and work once. Returns no token.",
+            input_schema: input(
+                props(&[(
+                    "code",
+                    json!({"type": "string", "minLength": 1, "maxLength": 4096,
+                    "description": "the authorization code, or the full redirect URL containing ?code=…&state=…"}),
+                )]),
+                &["code"],
+            ),
+            output_schema: json!({
+                "type": "object",
+                "required": ["ok", "token_path", "state_checked"],
+                "properties": {
+                    "ok": {"type": "boolean"},
+                    "token_path": {"type": "string"},
+                    "scope": {"type": "string"},
+                    "expires_at": {"type": "integer"},
+                    "state_checked": {"type": "boolean"},
+                    "next_step": {"type": "string"}
+                }
+            }),
+            annotations: Annotations {
+                read_only: false,
+                destructive: false,
+                idempotent: false,
+                open_world: true,
+            },
+            handler: exchange_code,
+        },
+        Tool {
+            name: "withings_revoke_access",
+            title: "Revoke Withings access",
+            description: "Disconnects this app from the user's Withings account: a signed upstream `revoke`, then \
+                deletion of the local tokens. Requires explicit_user_intent: true, set only when the user asked to \
+                disconnect.",
+            input_schema: input(
+                props(&[(
+                    "explicit_user_intent",
+                    json!({"type": "boolean",
+                    "description": "must be true: the user explicitly asked to disconnect"}),
+                )]),
+                &[],
+            ),
+            output_schema: json!({
+                "type": "object",
+                "required": ["ok", "upstream_revoked", "local_tokens_deleted", "token_path"],
+                "properties": {
+                    "ok": {"type": "boolean"},
+                    "upstream_revoked": {"type": "boolean"},
+                    "upstream_detail": {"type": "string"},
+                    "local_tokens_deleted": {"type": "boolean"},
+                    "token_path": {"type": "string"}
+                }
+            }),
+            annotations: Annotations {
+                read_only: false,
+                destructive: true,
+                idempotent: false,
+                open_world: true,
+            },
+            handler: revoke_access,
+        },
+    ]
+}
+
+/// One readiness check (shared by `doctor` and `withings_connection_status`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub id: &'static str,
+    pub ok: bool,
+    pub detail: String,
+}
+
+/// Local readiness: ready when configuration, token file and scopes allow a data call (an
+/// expired access token is fine when a refresh token is stored). No network.
+pub fn readiness(env: &Env, now: i64) -> (bool, Vec<Check>) {
+    let mut checks = Vec::new();
+    let mut push = |id: &'static str, ok: bool, detail: String| checks.push(Check { id, ok, detail });
+    if env.demo() {
+        push(
+            "demo",
+            true,
+            "demo mode: data comes from the built-in synthetic account; no credentials needed".into(),
+        );
+    }
+    let cfg = match Config::load(env) {
+        Ok(c) => {
+            let detail = match (c.file_found, fsutil::mode_of(&c.file)) {
+                (false, _) => format!("{} not found; using the environment", c.file.display()),
+                (true, Ok(Some(m))) if !fsutil::is_private(m) => {
+                    format!(
+                        "{} is accessible by other users (mode {m:04o}); run `chmod 600` on it",
+                        c.file.display()
+                    )
+                }
+                (true, _) => format!("{} (private)", c.file.display()),
+            };
+            let ok = !detail.contains("other users");
+            push("config_file", ok, detail);
+            c
+        }
+        Err(e) => {
+            push("config_file", false, e.to_string());
+            Config::from_env_only(env)
+        }
+    };
+    for (id, key) in [("client_id", "WITHINGS_CLIENT_ID"), ("client_secret", "WITHINGS_CLIENT_SECRET")] {
+        match cfg.source(key) {
+            Some(src) => push(id, true, format!("{key} set ({})", src.name())),
+            None => push(id, false, format!("{key} is missing; run `withings-mcp setup`")),
+        }
+    }
+    let redirect = cfg.get("WITHINGS_REDIRECT_URI").unwrap_or_default().to_string();
+    let redirect_ok = redirect.starts_with("http://") || redirect.starts_with("https://");
+    let listener = match oauth::loopback(&redirect) {
+        Ok(l) => format!("`auth` listens on {}{}", l.bind, l.path),
+        Err(_) => "not a loopback address: use `auth --code`".to_string(),
+    };
+    let src = cfg.source("WITHINGS_REDIRECT_URI").unwrap_or(Source::Default).name();
+    push("redirect_uri", redirect_ok, format!("{redirect} ({src}); {listener}"));
+
+    let token_path = cfg.token_path(env).ok();
+    let loaded = token_path.as_deref().map(tokens::load);
+    let (file_ok, file_detail, token) = match (&token_path, loaded) {
+        (Some(p), Some(Ok(Some(t)))) => (true, format!("{} present", p.display()), Some(t)),
+        (Some(p), Some(Ok(None))) => {
+            (false, format!("{} not found; run `withings-mcp auth`", p.display()), None)
+        }
+        (_, Some(Err(e))) => (false, e.to_string(), None),
+        _ => (false, "no token path (HOME is not set)".to_string(), None),
+    };
+    push("token_file", file_ok, file_detail);
+    let perm = token_path.as_deref().map(fsutil::mode_of);
+    match perm {
+        Some(Ok(Some(m))) if fsutil::is_private(m) => {
+            push("token_permissions", true, format!("mode {m:04o}"))
+        }
+        Some(Ok(Some(m))) => push(
+            "token_permissions",
+            false,
+            format!("mode {m:04o} lets other users read it; run `chmod 600`"),
+        ),
+        _ => push("token_permissions", false, "no token file".into()),
+    }
+    let (expiry_ok, has_refresh) = match &token {
+        Some(t) => {
+            let left = t.expires_at - now;
+            let detail = match left > 0 {
+                true => format!("access token valid for {} more minutes", left / 60),
+                false => {
+                    format!("access token expired {} minutes ago; it is refreshed automatically", -left / 60)
+                }
+            };
+            push("token_expiry", left > 0, detail);
+            let has = !t.refresh_token.is_empty();
+            let d = match has {
+                true => "refresh token stored",
+                false => "no refresh token; run `withings-mcp auth` when the access token expires",
+            };
+            push("refresh_token", has, d.into());
+            let granted: Vec<&str> = t.scope.split([',', ' ']).filter(|s| !s.is_empty()).collect();
+            let missing: Vec<&str> =
+                ["user.metrics", "user.activity"].into_iter().filter(|s| !granted.contains(s)).collect();
+            let detail = match (granted.is_empty(), missing.is_empty()) {
+                (true, _) => "the token records no scope".to_string(),
+                (false, true) => format!("granted: {}", granted.join(", ")),
+                (false, false) => {
+                    format!("missing {}; run `withings-mcp auth` and approve them", missing.join(", "))
+                }
+            };
+            push("scopes", missing.is_empty() && !granted.is_empty(), detail);
+            (left > 0, has)
+        }
+        None => {
+            push("token_expiry", false, "no token".into());
+            push("refresh_token", false, "no token".into());
+            push("scopes", false, "no token".into());
+            (false, false)
+        }
+    };
+    let ready = env.demo()
+        || checks.iter().filter(|c| c.id != "token_expiry").all(|c| c.ok) && (expiry_ok || has_refresh);
+    (ready, checks)
+}
+
+/// Human next steps for failed checks.
+pub fn next_steps(ready: bool, checks: &[Check]) -> Vec<String> {
+    if ready {
+        return vec!["Ready: try withings_daily_summary or withings_list_body_measures.".into()];
+    }
+    let failed = |id: &str| checks.iter().any(|c| c.id == id && !c.ok);
+    let mut steps = Vec::new();
+    if failed("client_id") || failed("client_secret") || failed("config_file") {
+        steps.push("Run `withings-mcp setup` with your Withings app's client id and secret.".into());
+    }
+    if failed("token_file") || failed("refresh_token") || failed("scopes") {
+        steps.push("Run `withings-mcp auth` (or withings_get_auth_url then withings_exchange_code).".into());
+    }
+    if checks.iter().any(|c| c.id == "token_permissions" && !c.ok && c.detail.starts_with("mode")) {
+        steps.push("Make the token file private: `chmod 600 ~/.withings-mcp/tokens.json`.".into());
+    }
+    steps
+}
+
+fn checks_json(checks: &[Check]) -> Value {
+    Value::Array(checks.iter().map(|c| json!({"id": c.id, "ok": c.ok, "detail": c.detail})).collect())
+}
+
+fn checks_schema() -> Value {
+    json!({"type": "array", "items": {"type": "object", "required": ["id", "ok", "detail"],
+        "properties": {"id": {"type": "string"}, "ok": {"type": "boolean"}, "detail": {"type": "string"}}}})
+}
+
+fn connection_status(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    let (ready, checks) = readiness(&ctx.env, ctx.now);
+    let steps = next_steps(ready, &checks);
+    let token_path = ctx.config().and_then(|c| c.token_path(&ctx.env)).ok();
+    let mut structured =
+        json!({"ready": ready, "demo": ctx.demo(), "checks": checks_json(&checks), "next_steps": steps});
+    if let (Some(p), Some(m)) = (token_path, structured.as_object_mut()) {
+        m.insert("token_path".into(), Value::String(p.display().to_string()));
+    }
+    let mut md = format!("# Withings connection\n\n**{}**\n\n", if ready { "Ready" } else { "Not ready" });
+    for c in &checks {
+        md.push_str(&format!("- {} {}: {}\n", if c.ok { "✓" } else { "✗" }, c.id, c.detail));
+    }
+    for s in &steps {
+        md.push_str(&format!("\n{s}"));
+    }
+    Ok(render(structured, md, args))
+}
+
+fn get_auth_url(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    refuse_in_demo(ctx)?;
+    let cfg = ctx.config()?;
+    let client_id = cfg.require("WITHINGS_CLIENT_ID")?;
+    let redirect = cfg.get("WITHINGS_REDIRECT_URI").unwrap_or(crate::store::config::DEFAULT_REDIRECT_URI);
+    let scopes = cfg.get("WITHINGS_SCOPES").unwrap_or(crate::store::config::DEFAULT_SCOPES);
+    let state = oauth::new_state()?;
+    let url = oauth::authorize_url(cfg.account_url(), client_id, scopes, redirect, &state);
+    tokens::save_pending_state(&cfg.token_path(&ctx.env)?, &state, ctx.now)?;
+    let scope_list: Vec<String> = oauth::scopes_param(scopes).split(',').map(str::to_string).collect();
+    let next = "Open auth_url, approve access, then pass the full redirect URL to withings_exchange_code within 30 seconds.";
+    let structured = json!({"auth_url": url, "state": state, "redirect_uri": redirect, "scopes": scope_list, "next_step": next});
+    let md = format!("# Connect Withings\n\nOpen this URL and approve access:\n\n{url}\n\n{next}\n");
+    Ok(render(structured, md, args))
+}
+
+fn exchange_code(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    refuse_in_demo(ctx)?;
+    let cfg = ctx.config()?;
+    let input = args.get("code").and_then(Value::as_str).unwrap_or_default();
+    let mut client = Client::http(&ctx.env, &cfg, ctx.now)?;
+    let path = client.token_path().to_path_buf();
+    let expected = tokens::pending_state(&path, ctx.now);
+    let cb = oauth::parse_code_or_url(input, expected.as_deref())?;
+    let state_checked = expected.is_some() && cb.state.is_some();
+    let t = client.exchange_code(&cb.code)?;
+    let _ = tokens::clear_pending_state(&path);
+    let next = "Connected: try withings_daily_summary.";
+    let structured = json!({"ok": true, "token_path": path.display().to_string(), "scope": t.scope,
+        "expires_at": t.expires_at, "state_checked": state_checked, "next_step": next});
+    let md = format!(
+        "# Withings connected\n\nTokens stored in `{}` (private). Scopes: {}.\n\n{next}\n",
+        path.display(),
+        if t.scope.is_empty() { "unknown" } else { &t.scope }
+    );
+    Ok(render(structured, md, args))
+}
+
+fn revoke_access(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    if args.get("explicit_user_intent") != Some(&Value::Bool(true)) {
+        return Err(Error::arg(
+            "explicit_user_intent",
+            "must be true to revoke access; ask the user to confirm the disconnect first",
+        ));
+    }
+    refuse_in_demo(ctx)?;
+    let cfg = ctx.config()?;
+    let mut client = Client::http(&ctx.env, &cfg, ctx.now)?;
+    let path = client.token_path().to_path_buf();
+    let stored = tokens::load(&path)?;
+    let userid = stored.as_ref().and_then(|t| t.userid.clone());
+    let (upstream_revoked, detail) = match (stored.is_some(), userid) {
+        (false, _) => (false, "no local token, so there was nothing to revoke upstream".to_string()),
+        (true, None) => (
+            false,
+            "the stored token has no user id, so Withings could not be asked to revoke it; disconnect the app \
+             in your Withings account settings"
+                .to_string(),
+        ),
+        (true, Some(uid)) => match client.signed_call(oauth::TOKEN_PATH, "revoke", &[("userid", uid)]) {
+            Ok(_) => (true, "Withings revoked this app's access (signed revoke)".to_string()),
+            // The local tokens are kept so that the user can retry; saying so is part of the error.
+            Err(e) => {
+                return Err(Error::Unavailable(format!(
+                    "upstream revoke failed ({e}); local tokens were kept so that you can retry"
+                )));
+            }
+        },
+    };
+    let deleted = tokens::delete(&path)?;
+    let structured = json!({"ok": true, "upstream_revoked": upstream_revoked, "upstream_detail": detail,
+        "local_tokens_deleted": deleted, "token_path": path.display().to_string()});
+    let md = format!(
+        "# Withings access revoked\n\n- Upstream: {detail}\n- Local tokens: {}\n",
+        if deleted { "deleted" } else { "none were stored" }
+    );
+    Ok(render(structured, md, args))
+}
+
+fn refuse_in_demo(ctx: &Ctx) -> Result<()> {
+    match ctx.demo() {
+        true => Err(Error::Unavailable(
+            "demo mode has no real Withings account to connect; run without --demo (and WITHINGS_DEMO unset)"
+                .into(),
+        )),
+        false => Ok(()),
+    }
+}
+
+fn render(structured: Value, markdown: String, args: &Map<String, Value>) -> Output {
+    let markdown = match wants_json(args) {
+        true => serde_json::to_string_pretty(&structured).unwrap_or_default(),
+        false => markdown,
+    };
+    Output { structured, markdown, extra: Vec::new() }
+}
+
+fn props(items: &[(&str, Value)]) -> Map<String, Value> {
+    items.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+}
+
+fn input(mut properties: Map<String, Value>, required: &[&str]) -> Value {
+    properties.insert(
+        "response_format".into(),
+        json!({"type": "string", "enum": ["markdown", "json"], "default": "markdown",
+            "description": "markdown for people, json for programs"}),
+    );
+    json!({"type": "object", "additionalProperties": false, "properties": properties, "required": required})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::{run, schema};
+
+    fn ctx(home: &std::path::Path, extra: &[(&str, &str)]) -> Ctx {
+        let mut pairs = vec![("HOME", home.to_str().unwrap())];
+        pairs.extend_from_slice(extra);
+        Ctx { env: Env::from_pairs(&pairs), now: 1_000_000 }
+    }
+
+    fn home(tag: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("wmcp-tools-auth-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn tool(name: &str) -> Tool {
+        tools().into_iter().find(|t| t.name == name).unwrap()
+    }
+
+    #[test]
+    fn schemas_are_closed_objects_with_response_format() {
+        for t in tools() {
+            assert_eq!(t.input_schema["additionalProperties"], false, "{}", t.name);
+            assert_eq!(t.input_schema["properties"]["response_format"]["default"], "markdown", "{}", t.name);
+            assert_eq!(t.output_schema["type"], "object", "{}", t.name);
+        }
+        assert!(tool("withings_revoke_access").annotations.destructive);
+        assert!(tool("withings_connection_status").annotations.read_only);
+    }
+
+    #[test]
+    fn status_without_anything_is_not_ready_and_names_next_steps() {
+        let h = home("status");
+        let c = ctx(&h, &[]);
+        let out = run(&c, &tool("withings_connection_status"), &Value::Null).unwrap();
+        schema::check(&tool("withings_connection_status").output_schema, &out.structured).unwrap();
+        assert_eq!(out.structured["ready"], false);
+        let ids: Vec<&str> =
+            out.structured["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+        for id in [
+            "config_file",
+            "client_id",
+            "client_secret",
+            "redirect_uri",
+            "token_file",
+            "token_permissions",
+            "token_expiry",
+            "refresh_token",
+            "scopes",
+        ] {
+            assert!(ids.contains(&id), "{id} in {ids:?}");
+        }
+        assert!(out.markdown.contains("withings-mcp setup"));
+        std::fs::remove_dir_all(h).unwrap();
+    }
+
+    #[test]
+    fn ready_with_a_private_refreshable_token_even_when_expired_and_never_shows_secrets() {
+        let h = home("ready");
+        let c = ctx(&h, &[("WITHINGS_CLIENT_ID", "cid"), ("WITHINGS_CLIENT_SECRET", "TOPSECRETVALUE")]);
+        let t = tokens::Tokens {
+            access_token: "ACCESSSECRET".into(),
+            refresh_token: "REFRESHSECRET".into(),
+            expires_at: 1_000_000 - 60,
+            scope: "user.metrics,user.activity".into(),
+            userid: Some("42".into()),
+            token_type: "Bearer".into(),
+            created_at: 0,
+        };
+        tokens::save(&h.join(".withings-mcp/tokens.json"), &t).unwrap();
+        let out = run(&c, &tool("withings_connection_status"), &json!({"response_format": "json"})).unwrap();
+        assert_eq!(out.structured["ready"], true, "{}", out.markdown);
+        let all = format!("{}{}", out.structured, out.markdown);
+        for s in ["TOPSECRETVALUE", "ACCESSSECRET", "REFRESHSECRET"] {
+            assert!(!all.contains(s), "{s} leaked");
+        }
+        std::fs::remove_dir_all(h).unwrap();
+    }
+
+    #[test]
+    fn auth_url_needs_a_client_id_and_carries_a_fresh_state() {
+        let h = home("url");
+        let err = run(&ctx(&h, &[]), &tool("withings_get_auth_url"), &Value::Null).unwrap_err().to_string();
+        assert!(err.contains("WITHINGS_CLIENT_ID"), "{err}");
+        let c = ctx(&h, &[("WITHINGS_CLIENT_ID", "cid")]);
+        let a = run(&c, &tool("withings_get_auth_url"), &Value::Null).unwrap();
+        let b = run(&c, &tool("withings_get_auth_url"), &Value::Null).unwrap();
+        let state = a.structured["state"].as_str().unwrap();
+        assert_eq!(state.len(), 32);
+        assert_ne!(a.structured["state"], b.structured["state"]);
+        assert!(a.structured["auth_url"].as_str().unwrap().contains(&format!("state={state}")));
+        // The latest state is the pending one; a redirect carrying the older one is refused.
+        let token_path = h.join(".withings-mcp/tokens.json");
+        assert_eq!(tokens::pending_state(&token_path, c.now).as_deref(), b.structured["state"].as_str());
+        let url = format!("http://127.0.0.1:3000/callback?code=x&state={state}");
+        let c2 = ctx(
+            &h,
+            &[
+                ("WITHINGS_CLIENT_ID", "cid"),
+                ("WITHINGS_CLIENT_SECRET", "s"),
+                ("WITHINGS_API_URL", "http://127.0.0.1:9"),
+            ],
+        );
+        let err = run(&c2, &tool("withings_exchange_code"), &json!({"code": url})).unwrap_err().to_string();
+        assert!(err.contains("state"), "{err}");
+        std::fs::remove_dir_all(h).unwrap();
+    }
+
+    #[test]
+    fn revoke_requires_explicit_intent() {
+        let h = home("revoke");
+        for args in [Value::Null, json!({"explicit_user_intent": false})] {
+            let err = run(&ctx(&h, &[]), &tool("withings_revoke_access"), &args).unwrap_err().to_string();
+            assert!(err.contains("explicit_user_intent"), "{err}");
+        }
+        std::fs::remove_dir_all(h).unwrap();
+    }
+}

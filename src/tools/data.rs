@@ -1,0 +1,788 @@
+//! The six list tools: body measures, heart, activity, workouts, sleep summary, sleep detail.
+//!
+//! One pipeline serves them all: validated arguments → a date range in the user's zone → the
+//! action's own parameter style (`startdateymd`/`enddateymd` or epoch `startdate`/`enddate`) →
+//! `Client::page_through` (or split windows for sleep detail) → the domain decoder → privacy
+//! mode → units → markdown. Each tool only declares what differs (`Spec`).
+
+use serde_json::{Map, Value, json};
+
+use crate::domain::privacy::{self, Domain, PrivacyMode};
+use crate::domain::time::{self, CivilDate, Range, Zone, Zones};
+use crate::domain::units::{self, Units};
+use crate::domain::{activity, heart, measures, sleep, workouts};
+use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
+use crate::withings::client::Client;
+use crate::{Error, Result};
+
+/// Largest `limit` a list tool accepts: keeps a structured answer within what MCP clients take.
+pub const MAX_LIMIT: i64 = 1000;
+/// `limit` when none is given.
+pub const DEFAULT_LIMIT: i64 = 100;
+/// Withings serves sleep detail for at most 7 days per request.
+const SLEEP_DETAIL_WINDOW_SECS: i64 = 7 * 86_400;
+
+/// How an action takes its date range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DateStyle {
+    /// `startdateymd` / `enddateymd`, local calendar days.
+    Ymd,
+    /// `startdate` / `enddate`, Unix seconds.
+    Epoch,
+}
+
+/// What differs between list tools.
+struct Spec {
+    path: &'static str,
+    action: &'static str,
+    list_key: &'static str,
+    style: DateStyle,
+    domain: Domain,
+    /// Days covered when `after` is not given.
+    default_days: i64,
+    /// Extra fixed upstream parameters.
+    fixed: &'static [(&'static str, &'static str)],
+    /// Decodes one page body into (upstream record, structured record) pairs.
+    decode: fn(&Value, &Zones) -> Vec<(Value, Value)>,
+    /// One markdown line per structured record.
+    line: fn(&Value, Units) -> String,
+    noun: &'static str,
+    /// True when the action pages with `offset`.
+    pages: bool,
+}
+
+const MEASURES: Spec = Spec {
+    path: "/measure",
+    action: "getmeas",
+    list_key: "measuregrps",
+    style: DateStyle::Epoch,
+    domain: Domain::Measures,
+    default_days: 30,
+    // Real measurements only: category 2 is a user's goal, not a reading.
+    fixed: &[("category", "1")],
+    decode: decode_measures,
+    line: measure_line,
+    noun: "measure groups",
+    pages: true,
+};
+
+const HEART: Spec = Spec {
+    path: "/v2/heart",
+    action: "list",
+    list_key: "series",
+    style: DateStyle::Epoch,
+    domain: Domain::Heart,
+    default_days: 90,
+    fixed: &[],
+    decode: |body, zones| pair_rows(body, "series", zones, |v, z| heart::decode_heart_record(v).to_json(z)),
+    line: heart_line,
+    noun: "heart records",
+    pages: true,
+};
+
+const ACTIVITY: Spec = Spec {
+    path: "/v2/measure",
+    action: "getactivity",
+    list_key: "activities",
+    style: DateStyle::Ymd,
+    domain: Domain::Activity,
+    default_days: 30,
+    fixed: &[],
+    decode: |body, zones| {
+        pair_rows(body, "activities", zones, |v, z| activity::decode_activity(v).to_json(z))
+    },
+    line: activity_line,
+    noun: "activity days",
+    pages: true,
+};
+
+const WORKOUTS: Spec = Spec {
+    path: "/v2/measure",
+    action: "getworkouts",
+    list_key: "series",
+    style: DateStyle::Ymd,
+    domain: Domain::Workouts,
+    default_days: 30,
+    fixed: &[],
+    decode: |body, zones| pair_rows(body, "series", zones, |v, z| workouts::decode_workout(v).to_json(z)),
+    line: workout_line,
+    noun: "workouts",
+    pages: true,
+};
+
+const SLEEP_SUMMARY: Spec = Spec {
+    path: "/v2/sleep",
+    action: "getsummary",
+    list_key: "series",
+    style: DateStyle::Ymd,
+    domain: Domain::SleepSummary,
+    default_days: 30,
+    fixed: &[],
+    decode: |body, zones| pair_rows(body, "series", zones, |v, z| sleep::decode_night(v).to_json(z)),
+    line: night_line,
+    noun: "sleeps",
+    pages: true,
+};
+
+const SLEEP_DETAIL: Spec = Spec {
+    path: "/v2/sleep",
+    action: "get",
+    list_key: "series",
+    style: DateStyle::Epoch,
+    domain: Domain::SleepDetail,
+    default_days: 1,
+    fixed: &[],
+    decode: |body, zones| pair_rows(body, "series", zones, |v, z| sleep::decode_segment(v).to_json(z)),
+    line: segment_line,
+    noun: "sleep segments",
+    pages: false,
+};
+
+/// The list tools, in catalogue order.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        list_tool(
+            "withings_list_body_measures",
+            "Body measures",
+            "Weigh-ins and body composition (weight, fat ratio, fat and fat-free mass, muscle, bone, hydration, \
+             visceral fat…), blood pressure, SpO2, temperature, pulse wave velocity and more, from Withings \
+             `getmeas`. One record per measure group, values decoded with units; guest (ambiguous) and \
+             manual entries are flagged. Some metrics need a device or plan and come back empty otherwise.",
+            json!({
+                "types": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "maxItems": 40,
+                    "description": "only groups holding one of these measures, by name (weight, fat_ratio, systolic_bp, …) or type code",
+                },
+                "attrib": {
+                    "type": "string",
+                    "enum": ["all", "owner", "device"],
+                    "default": "all",
+                    "description": "all groups; owner = drop ambiguous (possibly a guest's) groups; device = only device-measured, owner-confirmed groups",
+                },
+            }),
+            list_measures,
+        ),
+        list_tool(
+            "withings_list_heart",
+            "Heart records",
+            "ECG recordings with their AFib classification, and blood pressure and heart rate from heart \
+             devices (Withings heart `list`). ECG waveforms are not included.",
+            json!({}),
+            list_heart,
+        ),
+        list_tool(
+            "withings_list_activity",
+            "Daily activity",
+            "Daily activity from Withings `getactivity`: steps, distance, elevation, active minutes \
+             (moderate + intense), calories and heart-rate zones, one record per day and source.",
+            json!({}),
+            list_activity,
+        ),
+        list_tool(
+            "withings_list_workouts",
+            "Workouts",
+            "Workouts from Withings `getworkouts`: category, start and end, duration, calories, distance, \
+             steps, intensity and heart rate. No GPS tracks (not in the public API).",
+            json!({}),
+            list_workouts,
+        ),
+        list_tool(
+            "withings_list_sleep_summary",
+            "Sleep summaries",
+            "Nightly sleep summaries from Withings sleep `getsummary`: time asleep, light/deep/REM, wake-ups, \
+             sleep score, heart and breathing rates, snoring. Each record's `date` is the local wake-up day; \
+             naps are flagged `nap: true`.",
+            json!({}),
+            list_sleep_summary,
+        ),
+        list_tool(
+            "withings_list_sleep",
+            "Sleep detail",
+            "Stage-by-stage sleep segments (awake, light, deep, REM) with heart-rate and breathing samples \
+             from Withings sleep `get`. Defaults to the last day; ranges over 7 days are fetched in 7-day \
+             windows.",
+            json!({}),
+            list_sleep_detail,
+        ),
+    ]
+}
+
+fn list_tool(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    extra: Value,
+    handler: crate::tools::Handler,
+) -> Tool {
+    let mut props = common_props();
+    if let (Some(p), Value::Object(e)) = (props.as_object_mut(), extra) {
+        p.extend(e);
+    }
+    Tool {
+        name,
+        title,
+        description,
+        input_schema: input_schema(props, &[]),
+        output_schema: list_output_schema(),
+        annotations: Annotations::REMOTE_READ,
+        handler,
+    }
+}
+
+/// Arguments every list tool takes (besides `response_format`).
+fn common_props() -> Value {
+    json!({
+        "after": {
+            "type": "string",
+            "description": "start: YYYY-MM-DD (a whole civil day in your zone) or ISO 8601 with offset, e.g. 2026-03-01T08:00:00+01:00",
+        },
+        "before": {
+            "type": "string",
+            "description": "end: YYYY-MM-DD (through the end of that day) or ISO 8601 with offset; default now",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_LIMIT,
+            "default": DEFAULT_LIMIT,
+            "description": "most records to return (1-1000)",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "continue a previous answer: pass its next_offset",
+        },
+        "privacy_mode": {
+            "type": "string",
+            "enum": ["summary", "structured", "raw"],
+            "description": "summary, structured (default, or WITHINGS_PRIVACY_MODE) or raw",
+        },
+        "units": {
+            "type": "string",
+            "enum": Units::NAMES,
+            "description": "metric, imperial (lb, ft, mi, °F) or uk (st lb); default WITHINGS_UNITS or metric",
+        },
+    })
+}
+
+fn list_output_schema() -> Value {
+    output_schema(
+        json!({
+            "count": {"type": "integer", "minimum": 0},
+            "records": {"type": "array", "items": {"type": "object"}},
+            "has_more": {"type": "boolean"},
+            "next_offset": {"type": "integer"},
+            "empty": {"type": "boolean"},
+            "range": {
+                "type": "object",
+                "properties": {
+                    "after": {"type": "string"},
+                    "before": {"type": "string"},
+                    "zone": {"type": "string"},
+                },
+                "required": ["after", "before", "zone"],
+            },
+            "privacy_mode": {"type": "string", "enum": ["summary", "structured", "raw"]},
+            "units": {"type": "string"},
+            "upstream": {"type": "object"},
+        }),
+        &["count", "records", "has_more", "empty", "range", "privacy_mode", "units"],
+    )
+}
+
+fn list_measures(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    let filter = measure_filter(args)?;
+    list(ctx, args, &MEASURES, &|rec| filter.keeps(rec))
+}
+
+fn list_heart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    list(ctx, args, &HEART, &|_| true)
+}
+
+fn list_activity(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    list(ctx, args, &ACTIVITY, &|_| true)
+}
+
+fn list_workouts(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    list(ctx, args, &WORKOUTS, &|_| true)
+}
+
+fn list_sleep_summary(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    list(ctx, args, &SLEEP_SUMMARY, &|_| true)
+}
+
+fn list_sleep_detail(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    list(ctx, args, &SLEEP_DETAIL, &|_| true)
+}
+
+/// Settings every data tool resolves the same way: zone, privacy mode, units.
+pub struct Settings {
+    pub zone: Zone,
+    pub privacy: PrivacyMode,
+    pub units: Units,
+}
+
+/// Resolves zone, privacy mode and units: the argument, then configuration, then the default.
+pub fn settings(ctx: &Ctx, args: &Map<String, Value>) -> Result<Settings> {
+    let cfg = ctx.config()?;
+    let zone = ctx.zone()?;
+    let privacy = match args.get("privacy_mode").and_then(Value::as_str) {
+        Some(m) => PrivacyMode::parse(m).map_err(|e| Error::arg("privacy_mode", e))?,
+        None => {
+            let m = cfg.get("WITHINGS_PRIVACY_MODE").unwrap_or("structured");
+            PrivacyMode::parse(m).map_err(|e| Error::Config(format!("WITHINGS_PRIVACY_MODE: {e}")))?
+        }
+    };
+    let units = match args.get("units").and_then(Value::as_str) {
+        Some(u) => Units::parse(u).map_err(|e| Error::arg("units", e))?,
+        None => {
+            let u = cfg.get("WITHINGS_UNITS").unwrap_or("metric");
+            Units::parse(u).map_err(|e| Error::Config(format!("WITHINGS_UNITS: {e}")))?
+        }
+    };
+    Ok(Settings { zone, privacy, units })
+}
+
+/// Resolves `after`/`before` into a range in `zone`; errors name the argument.
+pub fn date_range(args: &Map<String, Value>, zone: &Zone, now: i64, default_days: i64) -> Result<Range> {
+    let parse = |key: &str| -> Result<Option<time::DateArg>> {
+        match args.get(key).and_then(Value::as_str) {
+            None => Ok(None),
+            Some(s) => time::parse_date_arg(s).map(Some).map_err(|e| Error::arg(key, e)),
+        }
+    };
+    let after = parse("after")?;
+    let before = parse("before")?;
+    time::resolve_range(after, before, zone, time::Instant(now), default_days).map_err(|e| {
+        let name = match e.contains("`before`") && !e.contains("`after`") {
+            true => "before",
+            false => "after",
+        };
+        Error::arg(name, e)
+    })
+}
+
+/// Upstream date parameters for a range in an action's style. Epoch `enddate` is the last second
+/// of the range (Withings treats both ends as inclusive).
+fn date_params(range: &Range, style: DateStyle) -> Vec<(&'static str, String)> {
+    match style {
+        DateStyle::Ymd => {
+            vec![("startdateymd", range.start_date.to_string()), ("enddateymd", range.end_date.to_string())]
+        }
+        DateStyle::Epoch => {
+            vec![
+                ("startdate", range.start.0.to_string()),
+                ("enddate", (range.end.0 - 1).max(range.start.0).to_string()),
+            ]
+        }
+    }
+}
+
+/// Rows fetched for one list call.
+pub struct Fetched {
+    pub rows: Vec<Value>,
+    pub has_more: bool,
+    pub next_offset: Option<i64>,
+    /// The last page's body without its list (e.g. getmeas' body-level `timezone`).
+    pub body: Value,
+}
+
+/// Fetches an action's rows over a range, following paging up to `limit`.
+fn fetch(
+    client: &mut Client,
+    spec: &Spec,
+    range: &Range,
+    limit: usize,
+    offset: Option<i64>,
+) -> Result<Fetched> {
+    if !spec.pages {
+        return fetch_windows(client, spec, range, limit);
+    }
+    let mut params: Vec<(&str, String)> = date_params(range, spec.style);
+    params.extend(spec.fixed.iter().map(|(k, v)| (*k, v.to_string())));
+    let page = client.page_through(spec.path, spec.action, &params, spec.list_key, limit, offset)?;
+    Ok(Fetched { rows: page.rows, has_more: page.more, next_offset: page.next_offset, body: page.body })
+}
+
+/// Sleep detail has no paging and a 7-day window: split the range and stop at `limit`.
+fn fetch_windows(client: &mut Client, spec: &Spec, range: &Range, limit: usize) -> Result<Fetched> {
+    let mut rows = Vec::new();
+    let mut body = json!({});
+    let windows = time::split_range(range, SLEEP_DETAIL_WINDOW_SECS);
+    let n = windows.len();
+    for (i, (start, end)) in windows.into_iter().enumerate() {
+        let params =
+            vec![("startdate", start.0.to_string()), ("enddate", (end.0 - 1).max(start.0).to_string())];
+        let mut b = client.call(spec.path, spec.action, &params)?;
+        if let Some(Value::Array(items)) = b.as_object_mut().and_then(|m| m.remove(spec.list_key)) {
+            rows.extend(items);
+        }
+        body = b;
+        if rows.len() > limit {
+            rows.truncate(limit);
+            // Truthful "more": the caller narrows the range (there is no offset to pass back).
+            return Ok(Fetched { rows, has_more: true, next_offset: None, body });
+        }
+        if rows.len() == limit && i + 1 < n {
+            return Ok(Fetched { rows, has_more: true, next_offset: None, body });
+        }
+    }
+    Ok(Fetched { rows, has_more: false, next_offset: None, body })
+}
+
+/// The shared list pipeline.
+fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value) -> bool) -> Result<Output> {
+    let s = settings(ctx, args)?;
+    let range = date_range(args, &s.zone, ctx.now, spec.default_days)?;
+    let limit =
+        args.get("limit").and_then(Value::as_i64).unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
+    let offset = args.get("offset").and_then(Value::as_i64);
+    if offset.is_some() && !spec.pages {
+        return Err(Error::arg("offset", "sleep detail does not page; narrow `after`/`before` instead"));
+    }
+    let mut client = ctx.client()?;
+    let fetched = fetch(&mut client, spec, &range, limit, offset)?;
+    let mut zones = Zones::new(s.zone.clone());
+    let names = record_zone_names(&fetched.rows, &fetched.body);
+    time::load_record_zones(&mut zones, names.iter().map(String::as_str));
+    let mut body = fetched.body.clone();
+    if let Some(obj) = body.as_object_mut() {
+        obj.insert(spec.list_key.into(), Value::Array(fetched.rows));
+    }
+    let records: Vec<Value> = (spec.decode)(&body, &zones)
+        .into_iter()
+        .filter(|(_, structured)| keep(structured))
+        .map(|(raw, structured)| {
+            let structured = with_units(structured, s.units);
+            privacy::apply(s.privacy, spec.domain, &raw, structured)
+        })
+        .collect();
+    let mut out = json!({
+        "count": records.len(),
+        "records": records,
+        "has_more": fetched.has_more,
+        "empty": records.is_empty() && !fetched.has_more,
+        "range": range_json(&range, &s.zone),
+        "privacy_mode": s.privacy.as_str(),
+        "units": s.units.as_str(),
+        "upstream": {"action": format!("{} {}", spec.path, spec.action), "requests": client.requests_sent()},
+    });
+    if let (Some(next), Some(obj)) = (fetched.next_offset.filter(|_| fetched.has_more), out.as_object_mut()) {
+        obj.insert("next_offset".into(), json!(next));
+    }
+    let markdown = list_markdown(spec, &out, s.units);
+    Ok(Output { structured: out, markdown, extra: Vec::new() })
+}
+
+/// The range as dates and instants in the user's zone, for the answer.
+pub fn range_json(range: &Range, zone: &Zone) -> Value {
+    json!({
+        "after": range.start_date.to_string(),
+        "before": range.end_date.to_string(),
+        "start": time::format_local(range.start, zone),
+        "end": time::format_local(range.end, zone),
+        "zone": zone.name(),
+    })
+}
+
+/// Every distinct `timezone` named by the rows or the body, so each record's local times use
+/// its own zone (a travel week stays in the zone it was lived in).
+fn record_zone_names(rows: &[Value], body: &Value) -> Vec<String> {
+    let mut names: Vec<String> = rows
+        .iter()
+        .chain(std::iter::once(body))
+        .filter_map(|r| r.get("timezone").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn pair_rows(body: &Value, key: &str, zones: &Zones, f: fn(&Value, &Zones) -> Value) -> Vec<(Value, Value)> {
+    let rows = match body.get(key) {
+        Some(Value::Array(items)) => items.clone(),
+        Some(obj @ Value::Object(m)) if !m.is_empty() => vec![obj.clone()],
+        _ => Vec::new(),
+    };
+    rows.into_iter().map(|r| (f(&r, zones), r)).map(|(s, r)| (r, s)).collect()
+}
+
+fn decode_measures(body: &Value, zones: &Zones) -> Vec<(Value, Value)> {
+    let raws = match body.get("measuregrps") {
+        Some(Value::Array(items)) => items.clone(),
+        _ => Vec::new(),
+    };
+    let decoded = measures::decode_measure_groups(body);
+    raws.into_iter().zip(decoded).map(|(raw, g)| (raw, g.to_json(zones))).collect()
+}
+
+/// Adds unit-converted values: every measure keeps its SI `value`/`unit` and gains `display`
+/// (e.g. "159.7 lb"); distances gain `distance_display`.
+fn with_units(mut rec: Value, units: Units) -> Value {
+    if let Some(list) = rec.get_mut("measures").and_then(Value::as_array_mut) {
+        for m in list {
+            let (Some(v), Some(u)) =
+                (m.get("value").and_then(Value::as_f64), m.get("unit").and_then(Value::as_str))
+            else {
+                continue;
+            };
+            let decimals = if u == "kg" || u == "°C" { 1 } else { 2 };
+            if let (Some(text), Some(obj)) =
+                (units::format_quantity(v, u, units, decimals), m.as_object_mut())
+            {
+                obj.insert("display".into(), json!(text));
+            }
+        }
+    }
+    if let Some(d) = rec.get("distance").and_then(Value::as_f64)
+        && let (Some((v, u)), Some(obj)) = (units::distance(d, units), rec.as_object_mut())
+    {
+        obj.insert("distance_display".into(), json!(format!("{} {u}", units::fmt_num(v, 2))));
+    }
+    rec
+}
+
+/// Which body-measure groups to keep.
+struct MeasureFilter {
+    types: Vec<i64>,
+    attrib: String,
+}
+
+impl MeasureFilter {
+    fn keeps(&self, rec: &Value) -> bool {
+        let flag = |k: &str| rec.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let attrib_ok = match self.attrib.as_str() {
+            "owner" => !flag("ambiguous"),
+            "device" => !flag("ambiguous") && !flag("manual"),
+            _ => true,
+        };
+        let types_ok = self.types.is_empty()
+            || rec.get("measures").and_then(Value::as_array).is_some_and(|ms| {
+                ms.iter()
+                    .any(|m| m.get("type").and_then(Value::as_i64).is_some_and(|t| self.types.contains(&t)))
+            });
+        attrib_ok && types_ok
+    }
+}
+
+fn measure_filter(args: &Map<String, Value>) -> Result<MeasureFilter> {
+    let mut types = Vec::new();
+    for t in args.get("types").and_then(Value::as_array).into_iter().flatten() {
+        let s = t.as_str().unwrap_or_default();
+        let code = s.parse::<i64>().ok().or_else(|| measures::measure_code(s));
+        match code {
+            Some(c) => types.push(c),
+            None => {
+                return Err(Error::arg(
+                    "types",
+                    format!("unknown measure `{s}`; use a name such as weight or a type code"),
+                ));
+            }
+        }
+    }
+    let attrib = args.get("attrib").and_then(Value::as_str).unwrap_or("all").to_string();
+    Ok(MeasureFilter { types, attrib })
+}
+
+fn list_markdown(spec: &Spec, out: &Value, _units: Units) -> String {
+    let count = out["count"].as_u64().unwrap_or(0);
+    let range = &out["range"];
+    let mut md = format!(
+        "# {} {} → {} ({})\n\n",
+        title_case(spec.noun),
+        range["after"].as_str().unwrap_or(""),
+        range["before"].as_str().unwrap_or(""),
+        range["zone"].as_str().unwrap_or("")
+    );
+    let units = out["units"].as_str().and_then(|u| Units::parse(u).ok()).unwrap_or(Units::Metric);
+    match count {
+        0 => md.push_str(&format!("No {} recorded in this range.\n", spec.noun)),
+        _ => {
+            for rec in out["records"].as_array().into_iter().flatten() {
+                md.push_str(&format!("- {}\n", (spec.line)(rec, units)));
+            }
+        }
+    }
+    if out["has_more"] == true {
+        match out.get("next_offset") {
+            Some(n) => md.push_str(&format!("\nMore {} exist: call again with `offset` = {n}.\n", spec.noun)),
+            None => {
+                md.push_str(&format!("\nMore {} exist: narrow `after`/`before` to see them.\n", spec.noun))
+            }
+        }
+    }
+    md.push_str(&format!(
+        "\n{count} {} · privacy mode `{}`\n",
+        spec.noun,
+        out["privacy_mode"].as_str().unwrap_or("")
+    ));
+    md
+}
+
+fn title_case(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn text<'a>(rec: &'a Value, key: &str) -> &'a str {
+    rec.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn num(rec: &Value, key: &str) -> Option<f64> {
+    rec.get(key).and_then(Value::as_f64)
+}
+
+/// `when` for records that may lack local times (summary mode keeps few fields).
+fn when(rec: &Value, local: &str, date: &str) -> String {
+    match (rec.get(local).and_then(Value::as_str), rec.get(date)) {
+        (Some(t), _) => t.replace('T', " "),
+        (None, Some(Value::String(d))) => d.clone(),
+        (None, Some(v)) => v.to_string(),
+        (None, None) => "(no date)".to_string(),
+    }
+}
+
+fn measure_line(rec: &Value, _units: Units) -> String {
+    let parts: Vec<String> = rec
+        .get("measures")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let name = text(m, "name").replace('_', " ");
+            let value = match m.get("display").and_then(Value::as_str) {
+                Some(d) => d.to_string(),
+                None => match (num(m, "value"), text(m, "unit")) {
+                    (Some(v), u) => format!("{} {u}", units::fmt_num(v, 2)).trim_end().to_string(),
+                    (None, _) => text(m, "classification").to_string(),
+                },
+            };
+            format!("{name} {value}")
+        })
+        .collect();
+    let mut flags = Vec::new();
+    if rec.get("ambiguous") == Some(&Value::Bool(true)) {
+        flags.push("possibly a guest");
+    }
+    if rec.get("manual") == Some(&Value::Bool(true)) {
+        flags.push("manual entry");
+    }
+    let flags = match flags.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", flags.join(", ")),
+    };
+    format!("{}: {}{flags}", when(rec, "local_time", "date"), parts.join(", "))
+}
+
+fn heart_line(rec: &Value, _units: Units) -> String {
+    let mut parts = vec![text(rec, "type").replace('_', " ")];
+    if let Some(hr) = num(rec, "heart_rate") {
+        parts.push(format!("{} bpm", units::fmt_num(hr, 0)));
+    }
+    if let Some(bp) = rec.get("bloodpressure")
+        && let (Some(s), Some(d)) = (num(bp, "systole"), num(bp, "diastole"))
+    {
+        parts.push(format!("{}/{} mmHg", units::fmt_num(s, 0), units::fmt_num(d, 0)));
+    }
+    if let Some(a) = rec.get("ecg").and_then(|e| e.get("afib_name")).and_then(Value::as_str) {
+        parts.push(format!("ECG {a}"));
+    }
+    format!("{}: {}", when(rec, "local_time", "timestamp"), parts.join(", "))
+}
+
+fn activity_line(rec: &Value, units: Units) -> String {
+    let mut parts = Vec::new();
+    if let Some(s) = num(rec, "steps") {
+        parts.push(format!("{} steps", units::fmt_num(s, 0)));
+    }
+    if let Some(d) = rec.get("distance_display").and_then(Value::as_str) {
+        parts.push(d.to_string());
+    } else if let Some((v, u)) = num(rec, "distance").and_then(|d| units::distance(d, units)) {
+        parts.push(format!("{} {u}", units::fmt_num(v, 2)));
+    }
+    if let Some(m) = num(rec, "active_minutes") {
+        parts.push(format!("{} active min", units::fmt_num(m, 0)));
+    }
+    if let Some(c) = num(rec, "calories") {
+        parts.push(format!("{} kcal active", units::fmt_num(c, 0)));
+    }
+    if parts.is_empty() {
+        parts.push("no values".into());
+    }
+    format!("{}: {}", text(rec, "date"), parts.join(", "))
+}
+
+fn workout_line(rec: &Value, units: Units) -> String {
+    let mut parts = vec![text(rec, "category_name").replace('_', " ")];
+    if let Some(m) = num(rec, "duration_minutes") {
+        parts.push(format!("{} min", units::fmt_num(m, 0)));
+    }
+    if let Some(c) = num(rec, "calories") {
+        parts.push(format!("{} kcal", units::fmt_num(c, 0)));
+    }
+    if let Some((v, u)) = num(rec, "distance").filter(|d| *d > 0.0).and_then(|d| units::distance(d, units)) {
+        parts.push(format!("{} {u}", units::fmt_num(v, 2)));
+    }
+    if let Some(hr) = num(rec, "hr_average") {
+        parts.push(format!("avg HR {} bpm", units::fmt_num(hr, 0)));
+    }
+    format!("{}: {}", when(rec, "local_start", "date"), parts.join(", "))
+}
+
+fn night_line(rec: &Value, _units: Units) -> String {
+    let mut parts = Vec::new();
+    if rec.get("nap") == Some(&Value::Bool(true)) {
+        parts.push("nap".to_string());
+    }
+    if let Some(t) = num(rec, "total_sleep_time") {
+        parts.push(format!("asleep {}", hours_minutes(t)));
+    }
+    for (key, label) in [("deep_sleep", "deep"), ("rem_sleep", "REM"), ("light_sleep", "light")] {
+        if let Some(v) = num(rec, key) {
+            parts.push(format!("{label} {}", hours_minutes(v)));
+        }
+    }
+    if let Some(s) = num(rec, "sleep_score") {
+        parts.push(format!("score {}", units::fmt_num(s, 0)));
+    }
+    if let Some(hr) = num(rec, "hr_average") {
+        parts.push(format!("avg HR {} bpm", units::fmt_num(hr, 0)));
+    }
+    let span = match (
+        rec.get("local_start").and_then(Value::as_str),
+        rec.get("local_end").and_then(Value::as_str),
+    ) {
+        (Some(a), Some(b)) => format!(" ({}–{})", short_time(a), short_time(b)),
+        _ => String::new(),
+    };
+    format!("{}{span}: {}", text(rec, "date"), parts.join(", "))
+}
+
+fn segment_line(rec: &Value, _units: Units) -> String {
+    let dur = num(rec, "duration").map(hours_minutes).unwrap_or_default();
+    format!("{}: {} {dur}", when(rec, "local_start", "startdate"), text(rec, "state_name"))
+}
+
+/// "7 h 05 min" from seconds.
+pub fn hours_minutes(secs: f64) -> String {
+    let total = (secs / 60.0).round() as i64;
+    match total {
+        t if t < 60 => format!("{t} min"),
+        t => format!("{} h {:02} min", t / 60, t % 60),
+    }
+}
+
+fn short_time(local: &str) -> &str {
+    local.get(11..16).unwrap_or(local)
+}
+
+/// Today's date in the user's zone.
+pub fn today(ctx: &Ctx, zone: &Zone) -> CivilDate {
+    zone.local_date(time::Instant(ctx.now))
+}

@@ -1,0 +1,402 @@
+//! A fake Withings for end-to-end tests: tiny_http on 127.0.0.1:0, on a background thread.
+//!
+//! It plays the token endpoint (single-use codes, rotating refresh tokens, reuse rejected), the
+//! signature service (checks every HMAC, nonces single use), signed `revoke`, and data endpoints
+//! from a script, with fault injection, and records every request. Also: helpers to run the real
+//! binary in a sanitized environment with a temporary HOME, and a scan for leaked secrets.
+
+#![allow(dead_code)]
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use withings_mcp::withings::sign;
+
+pub const CLIENT_ID: &str = "test_client_id_0001";
+pub const CLIENT_SECRET: &str = "test_client_secret_0001";
+pub const USERID: &str = "1234567";
+
+/// One recorded request.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub path: String,
+    pub form: Vec<(String, String)>,
+    pub auth: Option<String>,
+}
+
+impl Recorded {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.form.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+    pub fn action(&self) -> &str {
+        self.get("action").unwrap_or_default()
+    }
+}
+
+/// A scripted misbehaviour, served instead of the normal answer.
+#[derive(Debug, Clone)]
+pub enum Fault {
+    /// `{"status": n, "body": {}}` with HTTP 200.
+    Status(i64),
+    /// Any HTTP status and raw body, optionally with `Retry-After`.
+    Http { code: u16, body: String, retry_after: Option<u64> },
+    /// Sleep this long, then answer normally.
+    Delay(Duration),
+}
+
+type Script = Box<dyn Fn(&Recorded) -> Value + Send>;
+
+#[derive(Default)]
+struct State {
+    codes: HashSet<String>,
+    access: HashSet<String>,
+    /// The one refresh token that is currently valid (rotation).
+    refresh: Option<String>,
+    issued: Vec<String>,
+    nonces: HashSet<String>,
+    used_nonces: HashSet<String>,
+    revoked: Vec<String>,
+    omit_refresh_token: bool,
+    refresh_delay: Duration,
+    refreshes: usize,
+    faults: HashMap<(String, String), VecDeque<Fault>>,
+    scripts: HashMap<(String, String), Script>,
+    requests: Vec<Recorded>,
+}
+
+pub struct FakeWithings {
+    pub url: String,
+    state: Arc<Mutex<State>>,
+    server: Arc<tiny_http::Server>,
+    thread: Option<JoinHandle<()>>,
+}
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+fn unique(prefix: &str) -> String {
+    format!("{prefix}{:04}{}", COUNTER.fetch_add(1, Ordering::Relaxed), sign::random_hex(12).unwrap())
+}
+
+impl FakeWithings {
+    pub fn start() -> FakeWithings {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        let port = server.server_addr().to_ip().unwrap().port();
+        let state = Arc::new(Mutex::new(State::default()));
+        let (s2, st2) = (server.clone(), state.clone());
+        let thread = std::thread::spawn(move || {
+            // One thread per request, like a real server: a slow answer does not hold up others.
+            for req in s2.incoming_requests() {
+                let st = st2.clone();
+                std::thread::spawn(move || handle(req, &st));
+            }
+        });
+        FakeWithings { url: format!("http://127.0.0.1:{port}"), state, server, thread: Some(thread) }
+    }
+
+    /// A fresh single-use authorization code.
+    pub fn new_code(&self) -> String {
+        let c = unique("code");
+        let mut s = self.state.lock().unwrap();
+        s.codes.insert(c.clone());
+        s.issued.push(c.clone());
+        c
+    }
+
+    /// Issues a valid pair as if a sign-in had happened: (access, refresh).
+    pub fn issue_pair(&self) -> (String, String) {
+        let mut s = self.state.lock().unwrap();
+        issue(&mut s)
+    }
+
+    /// Makes every access token issued so far invalid (status 401 on data calls).
+    pub fn expire_access_tokens(&self) {
+        self.state.lock().unwrap().access.clear();
+    }
+
+    /// The next refresh answers omit `refresh_token` (the old one stays valid).
+    pub fn omit_refresh_token(&self, on: bool) {
+        self.state.lock().unwrap().omit_refresh_token = on;
+    }
+
+    /// Slows refresh answers down (to widen race windows).
+    pub fn refresh_delay(&self, d: Duration) {
+        self.state.lock().unwrap().refresh_delay = d;
+    }
+
+    /// Serves `f` for a data `path` + `action`; `f` returns the whole envelope.
+    pub fn on(&self, path: &str, action: &str, f: impl Fn(&Recorded) -> Value + Send + 'static) {
+        self.state.lock().unwrap().scripts.insert((path.into(), action.into()), Box::new(f));
+    }
+
+    /// Serves a fixture file from fixtures/withings for `path` + `action`.
+    pub fn on_fixture(&self, path: &str, action: &str, fixture: &str) {
+        let v = fixture_json(fixture);
+        self.on(path, action, move |_| v.clone());
+    }
+
+    /// Queues `n` copies of a fault for `path` + `action` (served before the normal answer).
+    pub fn fail(&self, path: &str, action: &str, fault: Fault, n: usize) {
+        let mut s = self.state.lock().unwrap();
+        let q = s.faults.entry((path.into(), action.into())).or_default();
+        for _ in 0..n {
+            q.push_back(fault.clone());
+        }
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state.lock().unwrap().requests.clone()
+    }
+
+    pub fn count(&self, path: &str, action: &str) -> usize {
+        self.requests().iter().filter(|r| r.path == path && r.action() == action).count()
+    }
+
+    pub fn refreshes(&self) -> usize {
+        self.state.lock().unwrap().refreshes
+    }
+
+    pub fn current_refresh_token(&self) -> Option<String> {
+        self.state.lock().unwrap().refresh.clone()
+    }
+
+    pub fn revoked(&self) -> Vec<String> {
+        self.state.lock().unwrap().revoked.clone()
+    }
+
+    /// Every secret this fake knows: the client secret and each code and token it issued.
+    pub fn secrets(&self) -> Vec<String> {
+        let mut v = self.state.lock().unwrap().issued.clone();
+        v.push(CLIENT_SECRET.to_string());
+        v
+    }
+
+    /// Fails the test when `captured` contains any secret.
+    pub fn assert_no_secrets(&self, captured: &str) {
+        for s in self.secrets() {
+            assert!(!captured.contains(&s), "a secret leaked into captured output: {captured}");
+        }
+    }
+}
+
+impl Drop for FakeWithings {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn issue(s: &mut State) -> (String, String) {
+    let a = unique("acc");
+    let r = unique("ref");
+    s.access.insert(a.clone());
+    s.refresh = Some(r.clone());
+    s.issued.push(a.clone());
+    s.issued.push(r.clone());
+    (a, r)
+}
+
+fn envelope(status: i64) -> Value {
+    json!({"status": status, "body": {}})
+}
+
+fn handle(mut req: tiny_http::Request, state: &Arc<Mutex<State>>) {
+    let mut body = String::new();
+    let _ = req.as_reader().read_to_string(&mut body);
+    let path = req.url().split('?').next().unwrap_or_default().to_string();
+    let auth =
+        req.headers().iter().find(|h| h.field.equiv("Authorization")).map(|h| h.value.as_str().to_string());
+    let rec = Recorded { path: path.clone(), form: parse_form(&body), auth };
+    let key = (path.clone(), rec.action().to_string());
+    let fault = {
+        let mut s = state.lock().unwrap();
+        s.requests.push(rec.clone());
+        s.faults.get_mut(&key).and_then(VecDeque::pop_front)
+    };
+    let (code, text, retry_after) = match fault {
+        Some(Fault::Status(n)) => (200, envelope(n).to_string(), None),
+        Some(Fault::Http { code, body, retry_after }) => (code, body, retry_after),
+        Some(Fault::Delay(d)) => {
+            std::thread::sleep(d);
+            (200, answer(&rec, state).to_string(), None)
+        }
+        None => (200, answer(&rec, state).to_string(), None),
+    };
+    let mut resp = tiny_http::Response::from_string(text).with_status_code(code);
+    if let Some(s) = retry_after {
+        resp = resp.with_header(
+            tiny_http::Header::from_bytes(&b"Retry-After"[..], s.to_string().as_bytes()).unwrap(),
+        );
+    }
+    let _ = req.respond(resp);
+}
+
+fn answer(rec: &Recorded, state: &Arc<Mutex<State>>) -> Value {
+    match (rec.path.as_str(), rec.action()) {
+        ("/v2/oauth2", "requesttoken") => token(rec, state),
+        ("/v2/signature", "getnonce") => {
+            let ts = rec.get("timestamp").unwrap_or_default();
+            if rec.get("client_id") != Some(CLIENT_ID)
+                || rec.get("signature") != Some(&sign::signature(CLIENT_SECRET, "getnonce", CLIENT_ID, ts))
+            {
+                return json!({"status": 2553, "body": {}, "error": "invalid signature"});
+            }
+            let n = sign::random_hex(20).unwrap();
+            state.lock().unwrap().nonces.insert(n.clone());
+            json!({"status": 0, "body": {"nonce": n}})
+        }
+        ("/v2/oauth2", "revoke") => {
+            let mut s = state.lock().unwrap();
+            let nonce = rec.get("nonce").unwrap_or_default().to_string();
+            let good_sig =
+                rec.get("signature") == Some(&sign::signature(CLIENT_SECRET, "revoke", CLIENT_ID, &nonce));
+            if !good_sig || !s.nonces.contains(&nonce) || s.used_nonces.contains(&nonce) {
+                return json!({"status": 2553, "body": {}, "error": "invalid signature or nonce"});
+            }
+            s.used_nonces.insert(nonce.clone());
+            s.nonces.remove(&nonce);
+            s.revoked.push(rec.get("userid").unwrap_or_default().to_string());
+            s.access.clear();
+            s.refresh = None;
+            json!({"status": 0, "body": {}})
+        }
+        (path, action) => {
+            let s = state.lock().unwrap();
+            let token = rec.auth.as_deref().and_then(|a| a.strip_prefix("Bearer ")).unwrap_or_default();
+            if !s.access.contains(token) {
+                return json!({"status": 401, "body": {}, "error": "invalid_token: The access token provided is invalid"});
+            }
+            match s.scripts.get(&(path.to_string(), action.to_string())) {
+                Some(f) => f(rec),
+                None => envelope(2554),
+            }
+        }
+    }
+}
+
+fn token(rec: &Recorded, state: &Arc<Mutex<State>>) -> Value {
+    if rec.get("client_id") != Some(CLIENT_ID) || rec.get("client_secret") != Some(CLIENT_SECRET) {
+        return json!({"status": 503, "body": {}, "error": "Invalid Params: invalid client"});
+    }
+    match rec.get("grant_type") {
+        Some("authorization_code") => {
+            let mut s = state.lock().unwrap();
+            let code = rec.get("code").unwrap_or_default();
+            if !s.codes.remove(code) || rec.get("redirect_uri").is_none() {
+                return json!({"status": 503, "body": {}, "error": "Invalid Params: invalid code"});
+            }
+            let (a, r) = issue(&mut s);
+            json!({"status": 0, "body": {"userid": USERID.parse::<i64>().unwrap(), "access_token": a, "refresh_token": r,
+                "expires_in": 10800, "scope": "user.info,user.metrics,user.activity", "csrf_token": "csrf", "token_type": "Bearer"}})
+        }
+        Some("refresh_token") => {
+            let delay = state.lock().unwrap().refresh_delay;
+            std::thread::sleep(delay);
+            let mut s = state.lock().unwrap();
+            let given = rec.get("refresh_token").unwrap_or_default();
+            if s.refresh.as_deref() != Some(given) {
+                return json!({"status": 503, "body": {}, "error": "Invalid Params: invalid refresh_token"});
+            }
+            s.refreshes += 1;
+            if s.omit_refresh_token {
+                let a = unique("acc");
+                s.access.insert(a.clone());
+                s.issued.push(a.clone());
+                return json!({"status": 0, "body": {"access_token": a, "expires_in": 10800}});
+            }
+            let (a, r) = issue(&mut s);
+            json!({"status": 0, "body": {"userid": USERID, "access_token": a, "refresh_token": r, "expires_in": 10800,
+                "scope": "user.info,user.metrics,user.activity", "token_type": "Bearer"}})
+        }
+        _ => json!({"status": 503, "body": {}, "error": "Invalid Params: grant_type"}),
+    }
+}
+
+fn parse_form(body: &str) -> Vec<(String, String)> {
+    withings_mcp::withings::oauth::parse_query(body)
+}
+
+pub fn fixture_json(name: &str) -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/withings").join(name);
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// The binary under test.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_withings-mcp"))
+}
+
+/// A temporary HOME, removed on drop.
+pub struct TempHome {
+    pub dir: PathBuf,
+}
+
+impl TempHome {
+    pub fn new(tag: &str) -> TempHome {
+        let dir = std::env::temp_dir().join(format!("wmcp-it-{tag}-{}-{}", std::process::id(), unique("")));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempHome { dir }
+    }
+    pub fn state_dir(&self) -> PathBuf {
+        self.dir.join(".withings-mcp")
+    }
+    pub fn token_path(&self) -> PathBuf {
+        self.state_dir().join("tokens.json")
+    }
+    /// The environment of a test run, as pairs (also used for in-process `Env`s).
+    pub fn env_pairs(&self, fake: &FakeWithings) -> Vec<(String, String)> {
+        vec![
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+            ("HOME".into(), self.dir.display().to_string()),
+            ("WITHINGS_API_URL".into(), fake.url.clone()),
+            ("WITHINGS_ACCOUNT_URL".into(), fake.url.clone()),
+            ("WITHINGS_CLIENT_ID".into(), CLIENT_ID.into()),
+            ("WITHINGS_CLIENT_SECRET".into(), CLIENT_SECRET.into()),
+            ("WITHINGS_RETRY_BASE_MS".into(), "20".into()),
+        ]
+    }
+    /// The binary with a sanitized environment pointing at `fake`.
+    pub fn command(&self, fake: &FakeWithings) -> Command {
+        let mut c = Command::new(bin());
+        c.env_clear();
+        for (k, v) in self.env_pairs(fake) {
+            c.env(k, v);
+        }
+        c
+    }
+}
+
+impl Drop for TempHome {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Exit code, stdout and stderr of a finished run.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn all(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+pub fn run(mut cmd: Command) -> Run {
+    let out: Output = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
