@@ -4,3 +4,4 @@
 
 mod access;
 mod fake;
+mod regressions;
