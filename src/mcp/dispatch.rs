@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::mcp::jsonrpc::{self, Message, RpcError};
-use crate::tools::{self, Ctx, Output, prompts, resources};
+use crate::tools::{self, Ctx, Output, conformance, prompts, resources};
 use crate::{Error, VERSION};
 
 /// The default (latest handshake-era) protocol version.
@@ -231,11 +231,13 @@ impl Engine {
             "prompts/get" => get_prompt(params),
             "resources/list" => {
                 check_cursor(params)?;
-                Ok(json!({"resources": resources::all().iter().map(resource_json).collect::<Vec<_>>()}))
+                let mut list: Vec<Value> = resources::all().iter().map(resource_json).collect();
+                list.extend(conformance::resources());
+                Ok(json!({"resources": list}))
             }
             "resources/templates/list" => {
                 check_cursor(params)?;
-                Ok(json!({"resourceTemplates": []}))
+                Ok(json!({"resourceTemplates": conformance::templates()}))
             }
             "resources/read" => self.read_resource(params, era),
             "completion/complete" => complete(params),
@@ -254,6 +256,9 @@ impl Engine {
 
     fn read_resource(&mut self, params: &Map<String, Value>, era: Era) -> Result<Value, RpcError> {
         let uri = require_str(params, "uri")?;
+        if let Some(contents) = conformance::read(uri) {
+            return Ok(json!({"contents": contents}));
+        }
         let Some(res) = resources::all().into_iter().find(|r| r.uri == uri) else {
             let code = match era {
                 Era::Handshake => jsonrpc::RESOURCE_NOT_FOUND,

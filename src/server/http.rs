@@ -1,10 +1,727 @@
-//! Loopback Streamable HTTP (filled by the HTTP change).
+//! Loopback Streamable HTTP: stateless, JSON responses only, one request at a time.
+//!
+//! tiny_http reads connections on its own threads; every request is handled here, on the calling
+//! thread, in arrival order. Every response says `Connection: close`: a single-threaded server
+//! that lets clients keep idle sockets around stalls the next client (mcp.md, gotcha 1).
+//!
+//! The checks (Host/Origin against DNS rebinding, media types, body size, protocol headers) are
+//! pure functions over a header list, so they are tested with tables; `run` only does the I/O.
 
-use crate::Result;
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpListener};
+
+use serde_json::{Value, json};
+
 use crate::cli::ServeOpts;
+use crate::mcp::dispatch::{self, Engine, HANDSHAKE_VERSIONS, META_VERSION, STATELESS};
+use crate::mcp::jsonrpc::{self, RpcError};
 use crate::tools::Ctx;
+use crate::{Error, Result, VERSION};
 
-/// Serves MCP over HTTP on a loopback address until interrupted.
-pub fn run(_ctx: &Ctx, _opts: &ServeOpts) -> Result<()> {
-    Err(crate::tools::not_yet("HTTP mode"))
+/// The largest request body accepted (1 MiB).
+pub const BODY_LIMIT: usize = 1024 * 1024;
+/// The address used when neither flags nor environment name one.
+pub const DEFAULT_HOST: &str = "127.0.0.1";
+pub const DEFAULT_PORT: u16 = 3000;
+
+/// Serves MCP over HTTP on a loopback address until the process is stopped.
+pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<()> {
+    let (host, port) = address(ctx, opts)?;
+    let ip = bind_ip(&host)?;
+    let listener = TcpListener::bind(SocketAddr::new(ip, port))
+        .map_err(|e| Error::io(format!("listening on {host}:{port}"), e))?;
+    let bound = listener.local_addr().map_err(|e| Error::io("listening socket", e))?;
+    let server = tiny_http::Server::from_listener(listener, None)
+        .map_err(|e| Error::io("listening socket", std::io::Error::other(e.to_string())))?;
+    // Tests and scripts parse this line for the real port when asked for port 0.
+    eprintln!("withings-mcp: listening on http://{bound}/mcp (GET /health)");
+    loop {
+        let request = server.recv().map_err(|e| Error::io("accepting HTTP connections", e))?;
+        serve_one(ctx, request);
+    }
+}
+
+/// Host and port from flags, then the environment, then the defaults.
+fn address(ctx: &Ctx, opts: &ServeOpts) -> Result<(String, u16)> {
+    let host = opts.host.clone().or_else(|| ctx.env.get("WITHINGS_MCP_HOST").map(str::to_string));
+    let host = host.unwrap_or_else(|| DEFAULT_HOST.to_string());
+    let port = match (opts.port, ctx.env.get("WITHINGS_MCP_PORT")) {
+        (Some(p), _) => p,
+        (None, Some(s)) => s.trim().parse::<u16>().map_err(|_| {
+            Error::Config(format!("WITHINGS_MCP_PORT must be a port number 0-65535, got `{s}`"))
+        })?,
+        (None, None) => DEFAULT_PORT,
+    };
+    Ok((host, port))
+}
+
+/// The IP to bind for a host name: loopback only (127.0.0.0/8, ::1, `localhost`).
+pub fn bind_ip(host: &str) -> Result<IpAddr> {
+    let trimmed = host.trim_start_matches('[').trim_end_matches(']');
+    let ip = match trimmed.eq_ignore_ascii_case("localhost") {
+        true => IpAddr::from([127, 0, 0, 1]),
+        false => trimmed.parse::<IpAddr>().map_err(|_| {
+            Error::Config(format!(
+                "HTTP host `{host}` is not a loopback address; use 127.0.0.1, ::1 or localhost"
+            ))
+        })?,
+    };
+    match ip.is_loopback() {
+        true => Ok(ip),
+        false => Err(Error::Config(format!(
+            "refusing to listen on `{host}`: the HTTP server only binds loopback addresses (127.0.0.1, ::1, localhost), \
+             because it serves personal health data without authentication"
+        ))),
+    }
+}
+
+/// One HTTP response, before serialisation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    fn json(status: u16, v: &Value) -> Reply {
+        Reply {
+            status,
+            headers: vec![("Content-Type", "application/json".into())],
+            body: v.to_string().into_bytes(),
+        }
+    }
+
+    fn empty(status: u16) -> Reply {
+        Reply { status, headers: Vec::new(), body: Vec::new() }
+    }
+
+    /// An HTTP-level error with a JSON-RPC error body (id null), as the MCP SDKs send.
+    fn rpc_error(status: u16, e: RpcError) -> Reply {
+        Reply::json(status, &jsonrpc::error(Value::Null, e))
+    }
+
+    fn with_header(mut self, name: &'static str, value: &str) -> Reply {
+        self.headers.push((name, value.to_string()));
+        self
+    }
+}
+
+/// Request headers with lowercase names.
+pub type Headers = [(String, String)];
+
+fn header<'a>(headers: &'a Headers, name: &str) -> Option<&'a str> {
+    headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+/// Where a request goes once its headers passed the checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    Health,
+    /// `POST /mcp` with the validated `MCP-Protocol-Version` (None when absent).
+    Mcp(Option<&'static str>),
+}
+
+/// Routes a request and checks everything that does not need the body.
+pub fn precheck(method: &str, url: &str, headers: &Headers) -> std::result::Result<Route, Reply> {
+    if !header(headers, "host").is_some_and(host_ok) {
+        return Err(forbidden(
+            "the Host header must name a loopback address (localhost, 127.0.0.1 or [::1])",
+        ));
+    }
+    if header(headers, "origin").is_some_and(|o| !origin_ok(o)) {
+        return Err(forbidden("cross-origin requests are refused; Origin must be a loopback origin"));
+    }
+    let path = url.split(['?', '#']).next().unwrap_or("");
+    match (path, method) {
+        ("/health", "GET" | "HEAD") => return Ok(Route::Health),
+        ("/health", _) => return Err(Reply::empty(405).with_header("Allow", "GET")),
+        ("/mcp", "POST") => {}
+        // Stateless and JSON-only: no SSE stream to GET and no session to DELETE.
+        ("/mcp", _) => return Err(Reply::empty(405).with_header("Allow", "POST")),
+        _ => return Err(Reply::json(404, &json!({"error": "not found; MCP is served at POST /mcp"}))),
+    }
+    if header(headers, "content-length")
+        .is_some_and(|len| len.trim().parse::<u64>().map_or(true, |n| n > BODY_LIMIT as u64))
+    {
+        return Err(too_large());
+    }
+    if !header(headers, "content-type").is_some_and(content_type_ok) {
+        let e = RpcError::new(
+            jsonrpc::INVALID_REQUEST,
+            "unsupported media type: Content-Type must be application/json",
+        );
+        return Err(Reply::rpc_error(415, e));
+    }
+    if !header(headers, "accept").is_none_or(accept_ok) {
+        let e = RpcError::new(
+            jsonrpc::INVALID_REQUEST,
+            "not acceptable: this server answers application/json only",
+        );
+        return Err(Reply::rpc_error(406, e));
+    }
+    match header(headers, "mcp-protocol-version").map(str::trim) {
+        None => Ok(Route::Mcp(None)),
+        Some(v) => match HANDSHAKE_VERSIONS.iter().chain([STATELESS].iter()).find(|k| **k == v) {
+            Some(known) => Ok(Route::Mcp(Some(known))),
+            None => Err(Reply::rpc_error(400, dispatch::unsupported_version(v))),
+        },
+    }
+}
+
+fn forbidden(why: &str) -> Reply {
+    Reply::json(403, &json!({"error": format!("forbidden: {why}")}))
+}
+
+fn too_large() -> Reply {
+    let e =
+        RpcError::new(jsonrpc::INVALID_REQUEST, format!("request body exceeds the {BODY_LIMIT}-byte limit"));
+    Reply::rpc_error(413, e)
+}
+
+/// A loopback host name with an optional port: `localhost`, `127.x.x.x`, `[::1]`.
+pub fn host_ok(host: &str) -> bool {
+    let host = host.trim();
+    let name = match host.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((inside, after)) if after.is_empty() || port_ok(after) => return inside == "::1",
+            _ => return false,
+        },
+        None => match host.split_once(':') {
+            Some((name, port)) if port_ok(&format!(":{port}")) => name,
+            Some(_) => return false,
+            None => host,
+        },
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `:` followed by 1-5 digits.
+fn port_ok(s: &str) -> bool {
+    s.strip_prefix(':')
+        .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `http(s)://` plus a loopback host and optional port. `null` (sandboxed pages) is refused.
+pub fn origin_ok(origin: &str) -> bool {
+    let origin = origin.trim();
+    let rest = match origin.get(..8).map(str::to_ascii_lowercase).as_deref() {
+        Some("https://") => origin.get(8..),
+        _ => match origin.get(..7).map(str::to_ascii_lowercase).as_deref() {
+            Some("http://") => origin.get(7..),
+            _ => None,
+        },
+    };
+    rest.is_some_and(|r| !r.contains('/') && !r.contains('@') && host_ok(r))
+}
+
+fn media_types(value: &str) -> impl Iterator<Item = String> + '_ {
+    value.split(',').map(|part| part.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+}
+
+/// `application/json`, with or without parameters such as charset.
+pub fn content_type_ok(value: &str) -> bool {
+    media_types(value).next().is_some_and(|m| m == "application/json")
+}
+
+/// An Accept header that allows a JSON response.
+pub fn accept_ok(value: &str) -> bool {
+    value.trim().is_empty()
+        || media_types(value).any(|m| matches!(m.as_str(), "application/json" | "application/*" | "*/*"))
+}
+
+/// Handles the body of `POST /mcp` for the protocol version named by the header.
+pub fn handle_mcp(ctx: &Ctx, version: Option<&'static str>, headers: &Headers, body: &[u8]) -> Reply {
+    let message = match dispatch::parse(body) {
+        Ok(v) => v,
+        Err(e) => return Reply::rpc_error(400, e),
+    };
+    let stateless =
+        version == Some(STATELESS) || (version.is_none() && meta_version(&message) == Some(STATELESS));
+    if stateless {
+        if let Err(e) = check_stateless(headers, &message) {
+            return Reply::rpc_error(400, e);
+        }
+    } else if meta_version(&message) == Some(STATELESS) {
+        let e = RpcError::new(
+            jsonrpc::HEADER_MISMATCH,
+            format!(
+                "header mismatch: MCP-Protocol-Version says {} but _meta says {STATELESS}",
+                version.unwrap_or("nothing")
+            ),
+        );
+        return Reply::rpc_error(400, e);
+    }
+    let mut engine = Engine::http(ctx.clone(), version.filter(|v| *v != STATELESS));
+    match engine.handle_value(message) {
+        None => Reply::empty(202),
+        Some(reply) => Reply::json(status_for(&reply, stateless), &reply),
+    }
+}
+
+fn meta_version(message: &Value) -> Option<&str> {
+    message.get("params")?.get("_meta")?.get(META_VERSION)?.as_str()
+}
+
+/// 2026-07-28 routing headers: one message per body, `_meta` naming the version, and
+/// `Mcp-Method` / `Mcp-Name` equal to the body's method and target.
+pub fn check_stateless(headers: &Headers, message: &Value) -> std::result::Result<(), RpcError> {
+    let Some(obj) = message.as_object() else {
+        return Err(RpcError::new(
+            jsonrpc::INVALID_REQUEST,
+            format!("invalid request: {STATELESS} takes one JSON-RPC object per request, not a batch"),
+        ));
+    };
+    let Some(method) = obj.get("method").and_then(Value::as_str) else {
+        // A response from the client: nothing to route.
+        return Ok(());
+    };
+    let is_request = obj.contains_key("id");
+    match header(headers, "mcp-method") {
+        Some(h) if h.trim() == method => {}
+        None if !is_request => {}
+        Some(h) => {
+            return Err(mismatch(format!(
+                "Mcp-Method header `{}` does not match the body's method `{method}`",
+                h.trim()
+            )));
+        }
+        None => return Err(mismatch(format!("missing Mcp-Method header (the body's method is `{method}`)"))),
+    }
+    if !is_request {
+        return Ok(());
+    }
+    match meta_version(message) {
+        Some(STATELESS) => {}
+        Some(other) => {
+            return Err(mismatch(format!("MCP-Protocol-Version is {STATELESS} but _meta says `{other}`")));
+        }
+        None => {
+            return Err(RpcError::invalid_params(format!(
+                "invalid params: missing required `_meta.{META_VERSION}`"
+            )));
+        }
+    }
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return Ok(()),
+    };
+    let target = obj.get("params").and_then(|p| p.get(key)).and_then(Value::as_str);
+    let named = header(headers, "mcp-name").map(|h| decode_name(h.trim()));
+    match (named, target) {
+        (Some(Some(h)), Some(t)) if h == t => Ok(()),
+        (None, _) => Err(mismatch(format!("missing Mcp-Name header for `{method}`"))),
+        (Some(None), _) => Err(mismatch("Mcp-Name header has an invalid =?base64?…?= value".into())),
+        (Some(Some(h)), t) => {
+            Err(mismatch(format!("Mcp-Name header `{h}` does not match params.{key} `{}`", t.unwrap_or(""))))
+        }
+    }
+}
+
+fn mismatch(message: String) -> RpcError {
+    RpcError::new(jsonrpc::HEADER_MISMATCH, format!("header mismatch: {message}"))
+}
+
+/// A header value, decoding the `=?base64?…?=` sentinel used for values unsafe in headers.
+pub fn decode_name(value: &str) -> Option<String> {
+    match value.strip_prefix("=?base64?").and_then(|r| r.strip_suffix("?=")) {
+        Some(b64) => base64_decode(b64).and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => Some(value.to_string()),
+    }
+}
+
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.trim_end_matches('=').bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// The HTTP status for a JSON-RPC reply. Handshake-era errors travel as 200 with the error body
+/// (what the TS and Python clients expect), except unparsable bodies; the stateless era maps
+/// codes as the 2026-07-28 transport (and the Python SDK) do.
+pub fn status_for(reply: &Value, stateless: bool) -> u16 {
+    let code = reply.get("error").and_then(|e| e.get("code")).and_then(Value::as_i64);
+    match (code, stateless) {
+        (Some(jsonrpc::PARSE_ERROR), _) => 400,
+        (Some(jsonrpc::METHOD_NOT_FOUND), true) => 404,
+        (
+            Some(
+                jsonrpc::INVALID_REQUEST
+                | jsonrpc::INVALID_PARAMS
+                | jsonrpc::HEADER_MISMATCH
+                | jsonrpc::MISSING_CLIENT_CAPABILITY
+                | jsonrpc::UNSUPPORTED_PROTOCOL_VERSION,
+            ),
+            true,
+        ) => 400,
+        _ => 200,
+    }
+}
+
+fn health() -> Reply {
+    Reply::json(200, &json!({"status": "ok", "name": "withings-mcp", "version": VERSION}))
+}
+
+/// Reads, routes and answers one request.
+fn serve_one(ctx: &Ctx, mut request: tiny_http::Request) {
+    let headers: Vec<(String, String)> = request
+        .headers()
+        .iter()
+        .map(|h| (h.field.as_str().as_str().to_ascii_lowercase(), h.value.as_str().to_string()))
+        .collect();
+    let method = request.method().as_str().to_string();
+    let head_only = method == "HEAD";
+    let reply = match precheck(&method, request.url(), &headers) {
+        Err(reply) => reply,
+        Ok(Route::Health) => health(),
+        Ok(Route::Mcp(version)) => match read_body(&mut request) {
+            Some(body) => handle_mcp(ctx, version, &headers, &body),
+            None => too_large(),
+        },
+    };
+    match request.body_length().is_some_and(|n| n > BODY_LIMIT) {
+        // tiny_http drains an unread body when the request is dropped, allocating the announced
+        // size at once; drain it in small chunks on a helper thread instead.
+        true => {
+            std::thread::spawn(move || discard_then_reply(request, &reply, head_only));
+        }
+        false => write_reply(request.into_writer(), &reply, head_only),
+    }
+}
+
+fn discard_then_reply(mut request: tiny_http::Request, reply: &Reply, head_only: bool) {
+    let announced = request.body_length().unwrap_or(0);
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut seen = 0usize;
+    let reader = request.as_reader();
+    while seen < announced {
+        match reader.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen += n,
+        }
+    }
+    match seen >= announced {
+        true => write_reply(request.into_writer(), reply, head_only),
+        // The client went away mid-body: nobody is left to answer, and dropping the request
+        // would make tiny_http allocate the missing length.
+        false => std::mem::forget(request),
+    }
+}
+
+/// Reads at most `BODY_LIMIT` bytes; None when the body is larger.
+fn read_body(request: &mut tiny_http::Request) -> Option<Vec<u8>> {
+    let mut body = Vec::new();
+    let limit = BODY_LIMIT as u64 + 1;
+    match request.as_reader().take(limit).read_to_end(&mut body) {
+        Ok(_) if body.len() <= BODY_LIMIT => Some(body),
+        Ok(_) => None,
+        // A broken upload is answered like garbage: the parser names it.
+        Err(_) => Some(body),
+    }
+}
+
+/// Serialises a reply by hand: tiny_http's `Response` drops any `Connection` header.
+fn write_reply(mut w: Box<dyn Write + Send>, reply: &Reply, head_only: bool) {
+    let mut head = format!("HTTP/1.1 {} {}\r\n", reply.status, reason(reply.status));
+    for (k, v) in &reply.headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        reply.body.len()
+    ));
+    let body: &[u8] = if head_only { &[] } else { &reply.body };
+    // The client may already be gone; there is nobody to tell.
+    let _ = w.write_all(head.as_bytes()).and_then(|()| w.write_all(body)).and_then(|()| w.flush());
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        202 => "Accepted",
+        400 => "Bad Request",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        413 => "Payload Too Large",
+        415 => "Unsupported Media Type",
+        _ => "Status",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::config::Env;
+
+    fn h(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.to_string())).collect()
+    }
+
+    fn ctx() -> Ctx {
+        Ctx { env: Env::from_pairs(&[("HOME", "/nonexistent")]), now: 0 }
+    }
+
+    const POST: &[(&str, &str)] = &[
+        ("Host", "127.0.0.1:3000"),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+
+    #[test]
+    fn host_and_origin_accept_only_loopback_names() {
+        let hosts = [
+            ("localhost", true),
+            ("LOCALHOST:3000", true),
+            ("127.0.0.1", true),
+            ("127.8.9.10:80", true),
+            ("[::1]", true),
+            ("[::1]:3000", true),
+            ("evil.example.com", false),
+            ("localhost.evil.com", false),
+            ("127.0.0.1.nip.io", false),
+            ("10.0.0.1:3000", false),
+            ("0.0.0.0", false),
+            ("[::2]:3000", false),
+            ("localhost:", false),
+            ("localhost:abc", false),
+            ("[::1]x", false),
+            ("", false),
+        ];
+        for (host, ok) in hosts {
+            assert_eq!(host_ok(host), ok, "host {host:?}");
+        }
+        let origins = [
+            ("http://localhost:3000", true),
+            ("https://127.0.0.1", true),
+            ("HTTP://[::1]:8080", true),
+            ("null", false),
+            ("http://evil.example.com", false),
+            ("http://localhost@evil.com", false),
+            ("http://localhost/path", false),
+            ("file://localhost", false),
+            ("localhost", false),
+        ];
+        for (origin, ok) in origins {
+            assert_eq!(origin_ok(origin), ok, "origin {origin:?}");
+        }
+    }
+
+    #[test]
+    fn media_type_checks() {
+        for (v, ok) in [
+            ("application/json", true),
+            ("Application/JSON; charset=utf-8", true),
+            ("text/plain", false),
+            ("", false),
+        ] {
+            assert_eq!(content_type_ok(v), ok, "content-type {v:?}");
+        }
+        let accepts = [
+            ("application/json, text/event-stream", true),
+            ("*/*", true),
+            ("application/*;q=0.9", true),
+            ("text/event-stream", false),
+            ("text/html", false),
+            ("", true),
+        ];
+        for (v, ok) in accepts {
+            assert_eq!(accept_ok(v), ok, "accept {v:?}");
+        }
+    }
+
+    #[test]
+    fn bind_refuses_anything_but_loopback() {
+        for (host, ok) in
+            [("127.0.0.1", true), ("127.0.0.2", true), ("::1", true), ("[::1]", true), ("localhost", true)]
+        {
+            assert_eq!(bind_ip(host).is_ok(), ok, "{host}");
+        }
+        for host in ["0.0.0.0", "::", "192.0.2.1", "example.com", ""] {
+            let err = bind_ip(host).unwrap_err();
+            assert!(matches!(err, Error::Config(_)), "{host}: {err}");
+            assert!(err.to_string().contains("loopback"), "{host}: {err}");
+        }
+    }
+
+    #[test]
+    fn precheck_routes_and_rejects_with_the_right_status() {
+        let with = |extra: &[(&str, &str)]| {
+            let mut all = h(POST);
+            for (k, v) in extra {
+                all.retain(|(name, _)| *name != k.to_ascii_lowercase());
+                all.push((k.to_ascii_lowercase(), v.to_string()));
+            }
+            all
+        };
+        let status =
+            |method: &str, url: &str, headers: &[(String, String)]| match precheck(method, url, headers) {
+                Ok(Route::Health) => 1,
+                Ok(Route::Mcp(_)) => 0,
+                Err(r) => r.status,
+            };
+        type Case<'a> = (&'a str, &'a str, Vec<(String, String)>, u16);
+        let cases: Vec<Case> = vec![
+            ("POST", "/mcp", with(&[]), 0),
+            ("POST", "/mcp?x=1", with(&[]), 0),
+            ("GET", "/health", with(&[]), 1),
+            ("GET", "/mcp", with(&[]), 405),
+            ("DELETE", "/mcp", with(&[]), 405),
+            ("POST", "/health", with(&[]), 405),
+            ("POST", "/other", with(&[]), 404),
+            ("POST", "/mcp", with(&[("Host", "evil.example.com")]), 403),
+            ("GET", "/health", with(&[("Host", "evil.example.com")]), 403),
+            ("POST", "/mcp", with(&[("Origin", "http://evil.example.com")]), 403),
+            ("POST", "/mcp", with(&[("Origin", "null")]), 403),
+            ("POST", "/mcp", with(&[("Origin", "http://localhost:5173")]), 0),
+            ("POST", "/mcp", with(&[("Content-Length", "1048577")]), 413),
+            ("POST", "/mcp", with(&[("Content-Length", "1048576")]), 0),
+            ("POST", "/mcp", with(&[("Content-Type", "text/plain")]), 415),
+            ("POST", "/mcp", with(&[("Accept", "text/event-stream")]), 406),
+            ("POST", "/mcp", with(&[("MCP-Protocol-Version", "2025-06-18")]), 0),
+            ("POST", "/mcp", with(&[("MCP-Protocol-Version", "2026-07-28")]), 0),
+            ("POST", "/mcp", with(&[("MCP-Protocol-Version", "2099-01-01")]), 400),
+        ];
+        for (method, url, headers, want) in cases {
+            assert_eq!(status(method, url, &headers), want, "{method} {url} {headers:?}");
+        }
+        let missing_host: Vec<_> = h(POST).into_iter().filter(|(k, _)| k != "host").collect();
+        assert_eq!(status("POST", "/mcp", &missing_host), 403);
+        let Err(r) = precheck("GET", "/mcp", &h(POST)) else { panic!() };
+        assert!(r.headers.contains(&("Allow", "POST".to_string())));
+        let Err(r) = precheck("POST", "/mcp", &with(&[("MCP-Protocol-Version", "garbage")])) else {
+            panic!()
+        };
+        let body: Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(body["error"]["code"], -32022);
+        assert!(body["error"]["data"]["supported"].as_array().unwrap().contains(&json!("2025-11-25")));
+    }
+
+    #[test]
+    fn stateless_header_checks() {
+        let meta = json!({META_VERSION: STATELESS, "io.modelcontextprotocol/clientCapabilities": {}});
+        let call =
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"my tool","_meta": meta}});
+        let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta}});
+        let bare = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
+        let note = json!({"jsonrpc":"2.0","method":"notifications/cancelled"});
+        let cases = [
+            (&list, vec![("Mcp-Method", "tools/list")], None),
+            (&list, vec![], Some(jsonrpc::HEADER_MISMATCH)),
+            (&list, vec![("Mcp-Method", "tools/call")], Some(jsonrpc::HEADER_MISMATCH)),
+            (&bare, vec![("Mcp-Method", "tools/list")], Some(jsonrpc::INVALID_PARAMS)),
+            (&call, vec![("Mcp-Method", "tools/call"), ("Mcp-Name", "my tool")], None),
+            (&call, vec![("Mcp-Method", "tools/call"), ("Mcp-Name", "=?base64?bXkgdG9vbA==?=")], None),
+            (
+                &call,
+                vec![("Mcp-Method", "tools/call"), ("Mcp-Name", "other")],
+                Some(jsonrpc::HEADER_MISMATCH),
+            ),
+            (
+                &call,
+                vec![("Mcp-Method", "tools/call"), ("Mcp-Name", "=?base64?!!?=")],
+                Some(jsonrpc::HEADER_MISMATCH),
+            ),
+            (&call, vec![("Mcp-Method", "tools/call")], Some(jsonrpc::HEADER_MISMATCH)),
+            (&note, vec![], None),
+            (&note, vec![("Mcp-Method", "ping")], Some(jsonrpc::HEADER_MISMATCH)),
+        ];
+        for (msg, headers, want) in cases {
+            let got = check_stateless(&h(&headers), msg).err().map(|e| e.code);
+            assert_eq!(got, want, "{msg} {headers:?}");
+        }
+        assert_eq!(check_stateless(&[], &json!([list])).unwrap_err().code, jsonrpc::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn base64_sentinel_decodes() {
+        let cases =
+            [("plain", Some("plain")), ("=?base64?aMOpbGxv?=", Some("héllo")), ("=?base64?_w==?=", None)];
+        for (input, want) in cases {
+            assert_eq!(decode_name(input).as_deref(), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn status_mapping_by_era() {
+        let err = |code: i64| json!({"jsonrpc":"2.0","id":1,"error":{"code":code,"message":"x"}});
+        let ok = json!({"jsonrpc":"2.0","id":1,"result":{}});
+        let cases = [
+            (ok.clone(), false, 200),
+            (ok, true, 200),
+            (err(-32700), false, 400),
+            (err(-32601), false, 200),
+            (err(-32602), false, 200),
+            (err(-32601), true, 404),
+            (err(-32600), true, 400),
+            (err(-32602), true, 400),
+            (err(-32020), true, 400),
+            (err(-32021), true, 400),
+            (err(-32022), true, 400),
+            (err(-32603), true, 200),
+            (err(-32002), true, 200),
+        ];
+        for (reply, stateless, want) in cases {
+            assert_eq!(status_for(&reply, stateless), want, "{reply} stateless={stateless}");
+        }
+    }
+
+    #[test]
+    fn handle_mcp_statuses() {
+        let hs = h(POST);
+        let meta = json!({META_VERSION: STATELESS, "io.modelcontextprotocol/clientCapabilities": {}});
+        let modern = h(&[("Mcp-Method", "nope/nothing")]);
+        let cases: Vec<(Option<&'static str>, &Headers, Vec<u8>, u16)> = vec![
+            (None, &hs, b"{not json".to_vec(), 400),
+            (None, &hs, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec(), 202),
+            (None, &hs, br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec(), 202),
+            (None, &hs, br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec(), 200),
+            (Some("2025-11-25"), &hs, br#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#.to_vec(), 200),
+            (
+                Some(STATELESS),
+                &modern,
+                json!({"jsonrpc":"2.0","id":1,"method":"nope/nothing","params":{"_meta": meta}})
+                    .to_string()
+                    .into_bytes(),
+                404,
+            ),
+            (
+                Some("2025-11-25"),
+                &hs,
+                json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta}})
+                    .to_string()
+                    .into_bytes(),
+                400,
+            ),
+        ];
+        for (version, headers, body, want) in cases {
+            let r = handle_mcp(&ctx(), version, headers, &body);
+            assert_eq!(r.status, want, "{version:?} {}", String::from_utf8_lossy(&body));
+            if want == 202 {
+                assert!(r.body.is_empty());
+            } else {
+                assert!(r.headers.contains(&("Content-Type", "application/json".to_string())));
+            }
+        }
+    }
 }

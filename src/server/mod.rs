@@ -24,9 +24,9 @@ pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<u8> {
         true => http::run(ctx, opts).map(|()| 0),
         false => {
             let mut engine = Engine::stdio(ctx.clone());
-            let stdin = std::io::stdin();
+            let mut stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin());
             let stdout = std::io::stdout();
-            stdio::serve(&mut engine, &mut stdin.lock(), &mut stdout.lock()).map(|()| 0)
+            stdio::serve(&mut engine, &mut stdin, &mut stdout.lock()).map(|()| 0)
         }
     }
 }

@@ -3,8 +3,12 @@
 //! Memory stays bounded: a line longer than `MAX_LINE` is skipped to its newline and answered
 //! with one error, and the server keeps serving. Blank lines are ignored. A final line without a
 //! newline is still handled. A closed stdout ends the loop quietly.
+//!
+//! Replies are flushed before the loop could block on input: when the next complete line is
+//! already buffered, its reply joins the same write, so a burst of requests costs one system
+//! call per burst rather than one per reply.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 
 use crate::mcp::dispatch::Engine;
 use crate::mcp::jsonrpc;
@@ -14,13 +18,14 @@ use crate::{Error, Result};
 pub const MAX_LINE: usize = 4 * 1024 * 1024;
 
 /// Serves until EOF on `input`. Returns Ok on EOF and when `output` is closed by the client.
-pub fn serve(engine: &mut Engine, input: &mut dyn BufRead, output: &mut dyn Write) -> Result<()> {
+pub fn serve<R: Read>(engine: &mut Engine, input: &mut BufReader<R>, output: &mut dyn Write) -> Result<()> {
+    let mut output = BufWriter::with_capacity(64 * 1024, output);
     let mut line = Vec::new();
     loop {
         line.clear();
         let status = read_line(input, &mut line, MAX_LINE).map_err(|e| Error::io("stdin", e))?;
         let reply = match status {
-            Line::Eof => return Ok(()),
+            Line::Eof => return flush(&mut output),
             Line::TooLong(n) => {
                 let e = jsonrpc::RpcError::new(
                     jsonrpc::INVALID_REQUEST,
@@ -51,8 +56,15 @@ pub fn serve(engine: &mut Engine, input: &mut dyn BufRead, output: &mut dyn Writ
             }
         }
         if matches!(status, Line::Partial) {
-            return Ok(());
+            return flush(&mut output);
         }
+    }
+}
+
+fn flush(output: &mut dyn Write) -> Result<()> {
+    match output.flush() {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Error::io("stdout", e)),
+        _ => Ok(()),
     }
 }
 
@@ -131,7 +143,7 @@ mod tests {
     fn run(input: &[u8]) -> Vec<Value> {
         let mut engine = Engine::stdio(Ctx { env: Env::from_pairs(&[("HOME", "/nonexistent")]), now: 0 });
         let mut out = Vec::new();
-        serve(&mut engine, &mut Cursor::new(input.to_vec()), &mut out).unwrap();
+        serve(&mut engine, &mut BufReader::new(Cursor::new(input.to_vec())), &mut out).unwrap();
         String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
     }
 

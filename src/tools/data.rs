@@ -380,6 +380,43 @@ fn date_params(range: &Range, style: DateStyle) -> Vec<(&'static str, String)> {
     }
 }
 
+/// A data domain that briefs and trends read whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Measures,
+    Heart,
+    Activity,
+    Workouts,
+    SleepSummary,
+    SleepDetail,
+}
+
+/// The most rows a brief or trend reads from one domain (ten years of daily weigh-ins fit).
+const INTERNAL_LIMIT: usize = 50_000;
+
+/// Reads a whole domain over a range — one range query plus its pages, never one per day — and
+/// returns the last page's body with the complete list under the action's list key, ready for
+/// the domain decoders.
+pub fn fetch_all(client: &mut Client, source: Source, range: &Range) -> Result<Value> {
+    let spec = match source {
+        Source::Measures => &MEASURES,
+        Source::Heart => &HEART,
+        Source::Activity => &ACTIVITY,
+        Source::Workouts => &WORKOUTS,
+        Source::SleepSummary => &SLEEP_SUMMARY,
+        Source::SleepDetail => &SLEEP_DETAIL,
+    };
+    let fetched = fetch(client, spec, range, INTERNAL_LIMIT, None)?;
+    let mut body = match fetched.body {
+        Value::Object(m) => Value::Object(m),
+        _ => json!({}),
+    };
+    if let Some(obj) = body.as_object_mut() {
+        obj.insert(spec.list_key.into(), Value::Array(fetched.rows));
+    }
+    Ok(body)
+}
+
 /// Rows fetched for one list call.
 pub struct Fetched {
     pub rows: Vec<Value>,

@@ -3,11 +3,14 @@
 //! `call` command both go through `run`, so validation and defaults are the same everywhere.
 
 pub mod auth;
+pub mod briefs;
+pub mod conformance;
 pub mod data;
 pub mod local;
 pub mod prompts;
 pub mod resources;
 pub mod schema;
+pub mod trends;
 
 use serde_json::{Map, Value};
 
@@ -141,7 +144,11 @@ pub fn all() -> Vec<Tool> {
     let mut v = auth::tools();
     v.extend(local::tools());
     v.extend(data::tools());
+    v.extend(briefs::tools());
+    v.extend(trends::tools());
     v.sort_by_key(|t| ORDER.iter().position(|n| *n == t.name).unwrap_or(ORDER.len()));
+    // Test-only fixtures for the conformance suite; empty unless WITHINGS_MCP_CONFORMANCE=1.
+    v.extend(conformance::tools());
     v
 }
 

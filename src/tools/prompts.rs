@@ -17,6 +17,9 @@ pub struct Arg {
     pub completions: &'static [&'static str],
 }
 
+/// Builds a prompt's whole `messages` array from its (checked) arguments.
+pub type MessagesFn = fn(&BTreeMap<String, String>) -> Value;
+
 /// One prompt.
 #[derive(Clone)]
 pub struct Prompt {
@@ -26,11 +29,13 @@ pub struct Prompt {
     pub arguments: &'static [Arg],
     /// Builds the user message text from the (checked) arguments.
     pub render: fn(&BTreeMap<String, String>) -> String,
+    /// Builds the whole `messages` array instead, for prompts with images or embedded resources.
+    pub messages: Option<MessagesFn>,
 }
 
 /// Every prompt, in the order `prompts/list` shows them.
 pub fn all() -> Vec<Prompt> {
-    vec![
+    let mut prompts = vec![
         Prompt {
             name: "withings_daily_checkin",
             title: "Daily check-in",
@@ -54,6 +59,7 @@ pub fn all() -> Vec<Prompt> {
                      actions for today.{focus} Do not give medical diagnoses."
                 )
             },
+            messages: None,
         },
         Prompt {
             name: "withings_weekly_review",
@@ -78,6 +84,7 @@ pub fn all() -> Vec<Prompt> {
                      baseline.{goal} Say plainly where data is insufficient."
                 )
             },
+            messages: None,
         },
         Prompt {
             name: "withings_body_sleep_investigation",
@@ -112,8 +119,12 @@ pub fn all() -> Vec<Prompt> {
                     a.get("before").map(String::as_str).unwrap_or("today"),
                 )
             },
+            messages: None,
         },
-    ]
+    ];
+    // Test-only fixtures for the conformance suite; empty unless WITHINGS_MCP_CONFORMANCE=1.
+    prompts.extend(crate::tools::conformance::prompts());
+    prompts
 }
 
 /// Checks the arguments of `prompts/get` (missing required, unknown names, bad dates) and renders
@@ -136,11 +147,11 @@ pub fn get(prompt: &Prompt, args: &BTreeMap<String, String>) -> Result<Value> {
             return Err(Error::arg(key, format!("expected a date YYYY-MM-DD, got `{v}`")));
         }
     }
-    let text = (prompt.render)(args);
-    Ok(json!({
-        "description": prompt.description,
-        "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
-    }))
+    let messages = match prompt.messages {
+        Some(build) => build(args),
+        None => json!([{"role": "user", "content": {"type": "text", "text": (prompt.render)(args)}}]),
+    };
+    Ok(json!({"description": prompt.description, "messages": messages}))
 }
 
 /// Completion values for one argument of a prompt, filtered by prefix.

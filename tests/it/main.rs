@@ -4,4 +4,6 @@
 
 mod access;
 mod fake;
+mod http;
 mod regressions;
+mod stdio;

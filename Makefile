@@ -1,0 +1,52 @@
+# withings-mcp: build, test and release tasks. `.ci/run` runs lint, test, interop and static.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+CARGO ?= cargo
+BIN := target/release/withings-mcp
+MUSL := x86_64-unknown-linux-musl
+STATIC := target/$(MUSL)/release/withings-mcp
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+DIST := dist/withings-mcp-$(VERSION)-$(MUSL)
+
+.PHONY: build release test lint demo bench interop static dist
+
+build:
+	$(CARGO) build --locked
+
+release:
+	$(CARGO) build --release --locked
+
+# Unit tests (src/**) and end-to-end tests of the real binary (tests/it).
+test:
+	$(CARGO) test --locked
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets --locked -- -D warnings
+
+demo:
+	$(CARGO) run --release --locked -- --demo call withings_daily_summary
+	$(CARGO) run --release --locked -- --demo call withings_weekly_summary
+
+# Start-up, memory and throughput of the release binary; writes BENCHMARKS.md.
+bench: release
+	python3 bench/bench.py $(BIN) --out BENCHMARKS.md
+
+# Python mcp SDK over stdio and HTTP, then the official conformance suite against --http.
+interop: release
+	interop/run.sh $(BIN)
+
+# A fully static binary (musl).
+static:
+	rustup target list --installed | grep -qx $(MUSL) || rustup target add $(MUSL)
+	command -v musl-gcc >/dev/null || { apt-get update -qq && apt-get install -y -qq musl-tools; }
+	$(CARGO) build --release --locked --target $(MUSL)
+	@echo "static binary: $(STATIC) ($$(stat -c %s $(STATIC)) bytes)"
+
+dist: static
+	rm -rf $(DIST) && mkdir -p $(DIST)/skill
+	cp $(STATIC) README.md LICENSE $(DIST)/
+	cp skill/SKILL.md $(DIST)/skill/
+	tar -C dist -czf $(DIST).tar.gz $(notdir $(DIST))
+	cd dist && sha256sum $(notdir $(DIST)).tar.gz > $(notdir $(DIST)).tar.gz.sha256
+	@cat $(DIST).tar.gz.sha256

@@ -1,0 +1,435 @@
+//! Markdown renderings of the briefs, read back from the structured answer so that the text can
+//! never say something the JSON does not.
+
+use serde_json::Value;
+
+use crate::domain::summary::DOMAINS;
+
+/// Field readers and number formatting shared by both renderings.
+pub(crate) mod md {
+    use serde_json::Value;
+
+    pub fn f(v: &Value, ptr: &str) -> Option<f64> {
+        v.pointer(ptr).and_then(Value::as_f64)
+    }
+
+    pub fn s<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
+        v.pointer(ptr).and_then(Value::as_str)
+    }
+
+    /// A number with thousands separators and `dp` decimals.
+    pub fn n(x: f64, dp: usize) -> String {
+        let raw = format!("{:.*}", dp, x.abs());
+        let (int, frac) = match raw.split_once('.') {
+            Some((i, f)) => (i.to_string(), format!(".{f}")),
+            None => (raw.clone(), String::new()),
+        };
+        let mut grouped = String::new();
+        for (i, c) in int.chars().enumerate() {
+            if i > 0 && (int.len() - i) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        let sign = if x < 0.0 && raw.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
+        format!("{sign}{grouped}{frac}")
+    }
+
+    /// A signed change, e.g. `+0.4` or `-1.2`.
+    pub fn signed(x: f64, dp: usize) -> String {
+        let body = n(x, dp);
+        if body.starts_with('-') || body.chars().all(|c| c == '0' || c == '.' || c == ',') {
+            body
+        } else {
+            format!("+{body}")
+        }
+    }
+
+    /// `1 day` or `3 days`.
+    pub fn days(n: f64) -> String {
+        match n {
+            1.0 => "1 day".into(),
+            n => format!("{n} days"),
+        }
+    }
+
+    pub fn capitalise(text: &str) -> String {
+        let mut c = text.chars();
+        match c.next() {
+            Some(first) => first.to_uppercase().chain(c).collect(),
+            None => String::new(),
+        }
+    }
+
+    /// `7 h 05 min` from hours.
+    pub fn hm(hours: f64) -> String {
+        let mins = (hours * 60.0).round() as i64;
+        match (mins / 60, mins % 60) {
+            (0, m) => format!("{m} min"),
+            (h, m) => format!("{h} h {m:02} min"),
+        }
+    }
+}
+
+/// A person-friendly rendering of a [`daily`] answer.
+pub fn daily_markdown(v: &Value) -> String {
+    let date = md::s(v, "/date").unwrap_or("?");
+    let mut out = String::new();
+    let suffix = match v["is_today"].as_bool() {
+        Some(true) => " (today, day in progress)",
+        _ => "",
+    };
+    out.push_str(&format!("# Withings daily brief: {date}{suffix}\n\n"));
+    match md::s(v, "/status") {
+        Some("no_data") => out.push_str(&format!("Nothing was recorded on {date}.\n\n")),
+        Some("unavailable") => out.push_str("No Withings data could be read; see Data quality below.\n\n"),
+        _ => {}
+    }
+    if let Some(p) = md::s(v, "/diagnostic/primary_signal") {
+        out.push_str(&format!(
+            "**Readiness:** {} ({p})\n\n",
+            md::s(v, "/diagnostic/readiness_context").unwrap_or("?").replace('_', " ")
+        ));
+    }
+
+    out.push_str("## Sleep\n");
+    match md::s(v, "/sleep/status") {
+        Some("failed") => out.push_str(&format!(
+            "- Could not be read: {}\n",
+            md::s(v, "/sleep/reason").unwrap_or("unknown error")
+        )),
+        _ if v["sleep"]["main"].is_object() => out.push_str(&night_lines(&v["sleep"]["main"])),
+        _ => out.push_str(&format!("- No main sleep ended on {date}.\n")),
+    }
+    for nap in v["sleep"]["naps"].as_array().into_iter().flatten() {
+        let asleep = md::f(nap, "/asleep_h").map(md::hm).unwrap_or_else(|| "unknown time".into());
+        out.push_str(&format!(
+            "- Nap {}–{}: {asleep} asleep (not counted as the night)\n",
+            md::s(nap, "/bedtime").unwrap_or("?"),
+            md::s(nap, "/wake_time").unwrap_or("?")
+        ));
+    }
+
+    out.push_str("\n## Activity\n");
+    let a = &v["activity"];
+    match md::s(a, "/status") {
+        Some("failed") => out
+            .push_str(&format!("- Could not be read: {}\n", md::s(a, "/reason").unwrap_or("unknown error"))),
+        Some("recorded") => {
+            let mut parts = Vec::new();
+            if let Some(s) = md::f(a, "/steps") {
+                parts.push(format!("{} steps", md::n(s, 0)));
+            }
+            if let Some(d) = md::f(a, "/distance_km") {
+                parts.push(format!("{} km", md::n(d, 2)));
+            }
+            if let Some(m) = md::f(a, "/active_minutes") {
+                parts.push(format!("{} active min", md::n(m, 0)));
+            }
+            if let Some(c) = md::f(a, "/active_calories_kcal") {
+                parts.push(format!("{} kcal active", md::n(c, 0)));
+            }
+            if let Some(c) = md::f(a, "/total_calories_kcal") {
+                parts.push(format!("{} kcal total", md::n(c, 0)));
+            }
+            out.push_str(&format!("- {}\n", parts.join(", ")));
+            if a["partial_day"].as_bool() == Some(true) {
+                out.push_str("- The day is still in progress; these totals will grow.\n");
+            }
+        }
+        _ => out.push_str(&format!("- No activity recorded on {date}.\n")),
+    }
+
+    out.push_str("\n## Body\n");
+    let b = &v["body"];
+    match md::s(b, "/status") {
+        Some("failed") => out
+            .push_str(&format!("- Could not be read: {}\n", md::s(b, "/reason").unwrap_or("unknown error"))),
+        Some("measured") => {
+            out.push_str(&weighin_line(&b["weighin"]));
+            if let Some(c) = md::f(b, "/change/weight_kg") {
+                out.push_str(&format!(
+                    "- Change: {} kg since {} ({})\n",
+                    md::signed(c, 2),
+                    md::s(b, "/change/since_date").unwrap_or("?"),
+                    md::days(md::f(b, "/change/days").unwrap_or(0.0))
+                ));
+            }
+        }
+        Some("not_measured") => {
+            out.push_str(&format!("- No weigh-in on {date}. Latest before:\n"));
+            out.push_str(&format!("  {}", weighin_line(&b["latest_before"])));
+        }
+        _ => out.push_str("- No weigh-ins recorded.\n"),
+    }
+    if let Some(n) = md::f(b, "/excluded_unattributed").filter(|n| *n > 0.0) {
+        out.push_str(&format!("- {n} weigh-in(s) with unclear attribution were left out.\n"));
+    }
+
+    out.push_str("\n## Heart\n");
+    let h = &v["heart"];
+    let mut any = false;
+    for (ptr, what) in [
+        ("/sleep_min_hr_bpm", "Lowest heart rate during sleep"),
+        ("/sleep_avg_hr_bpm", "Average heart rate during sleep"),
+        ("/weighin_pulse_bpm", "Pulse at the weigh-in"),
+        ("/latest_heart_rate_bpm", "Latest heart-rate reading"),
+    ] {
+        if let Some(x) = md::f(h, ptr) {
+            out.push_str(&format!("- {what}: {} bpm\n", md::n(x, 0)));
+            any = true;
+        }
+    }
+    if h["blood_pressure"].is_object() {
+        let bp = &h["blood_pressure"];
+        let when = match md::f(bp, "/days_before") {
+            Some(d) if d > 0.0 => {
+                format!(" on {} ({} before)", md::s(bp, "/date").unwrap_or("?"), md::days(d))
+            }
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "- Blood pressure{when}: {}/{} mmHg{}\n",
+            md::f(bp, "/systolic_mmhg").unwrap_or(0.0),
+            md::f(bp, "/diastolic_mmhg").unwrap_or(0.0),
+            if bp["at_or_above_130_80"].as_bool() == Some(true) { " (at or above 130/80)" } else { "" }
+        ));
+        any = true;
+    }
+    for e in h["ecg"].as_array().into_iter().flatten() {
+        out.push_str(&format!("- ECG: {}\n", md::s(e, "/classification").unwrap_or("unclassified")));
+        any = true;
+    }
+    if md::s(h, "/status") == Some("failed") {
+        out.push_str(&format!(
+            "- Heart records could not be read: {}\n",
+            md::s(h, "/reason").unwrap_or("unknown error")
+        ));
+    } else if !any {
+        out.push_str("- No heart data for this day.\n");
+    }
+
+    out.push_str(&actions_md(&v["diagnostic"]["action_candidates"]));
+    out.push_str(&quality_md(v));
+    out
+}
+
+fn night_lines(n: &Value) -> String {
+    let mut out = String::new();
+    let asleep = md::f(n, "/asleep_h").map(md::hm).unwrap_or_else(|| "unknown time".into());
+    let mut first = format!(
+        "- Asleep {asleep} ({} to {}, {} in bed)",
+        md::s(n, "/bedtime").unwrap_or("?"),
+        md::s(n, "/wake_time").unwrap_or("?"),
+        md::f(n, "/in_bed_h").map(md::hm).unwrap_or_else(|| "?".into())
+    );
+    if let Some(e) = md::f(n, "/efficiency_pct") {
+        first.push_str(&format!(", efficiency {} %", md::n(e, 1)));
+    }
+    out.push_str(&first);
+    out.push('\n');
+    let stages: Vec<String> =
+        [("deep", "/deep_min"), ("light", "/light_min"), ("REM", "/rem_min"), ("awake", "/awake_min")]
+            .iter()
+            .filter_map(|(k, p)| md::f(n, p).map(|m| format!("{k} {}", md::hm(m / 60.0))))
+            .collect();
+    if !stages.is_empty() {
+        let wake = md::f(n, "/wakeups").map(|w| format!("; {w} wake-ups")).unwrap_or_default();
+        out.push_str(&format!("- Stages: {}{wake}\n", stages.join(", ")));
+    }
+    let mut extra = Vec::new();
+    if let Some(s) = md::f(n, "/score") {
+        extra.push(format!("sleep score {s}/100"));
+    }
+    if let Some(h) = md::f(n, "/hr_average_bpm") {
+        extra.push(format!("average heart rate {h} bpm"));
+    }
+    if let Some(h) = md::f(n, "/hr_min_bpm") {
+        extra.push(format!("lowest {h} bpm"));
+    }
+    if let Some(r) = md::f(n, "/rr_average_per_min") {
+        extra.push(format!("breathing {r} /min"));
+    }
+    if !extra.is_empty() {
+        out.push_str(&format!("- {}\n", md::capitalise(&extra.join(", "))));
+    }
+    out
+}
+
+fn weighin_line(w: &Value) -> String {
+    let mut parts = vec![match md::f(w, "/weight_kg") {
+        Some(kg) => format!("{} kg", md::n(kg, 2)),
+        None => "weight unknown".into(),
+    }];
+    for (p, what, unit, dp) in [
+        ("/fat_ratio_pct", "body fat", "%", 1),
+        ("/muscle_mass_kg", "muscle", "kg", 1),
+        ("/hydration_kg", "water", "kg", 1),
+        ("/bone_mass_kg", "bone", "kg", 1),
+    ] {
+        if let Some(x) = md::f(w, p) {
+            parts.push(format!("{what} {} {unit}", md::n(x, dp)));
+        }
+    }
+    format!("- Weigh-in {}: {}\n", md::s(w, "/date").unwrap_or("?"), parts.join(", "))
+}
+
+/// `## Action candidates` for either brief.
+pub(crate) fn actions_md(list: &Value) -> String {
+    let mut out = String::from("\n## Action candidates\n");
+    let items: Vec<&Value> = list.as_array().into_iter().flatten().collect();
+    if items.is_empty() {
+        out.push_str("- Nothing stands out; keep your routine.\n");
+    }
+    for a in items {
+        out.push_str(&format!(
+            "- {} ({})\n",
+            md::s(a, "/action").unwrap_or("?"),
+            md::s(a, "/why").unwrap_or("?")
+        ));
+    }
+    out
+}
+
+/// `## Data quality` for either brief.
+pub(crate) fn quality_md(v: &Value) -> String {
+    let q = &v["data_quality"];
+    let mut out = format!("\n## Data quality\n- Confidence: {}", md::s(q, "/confidence").unwrap_or("?"));
+    let reasons: Vec<&str> =
+        q["confidence_reasons"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    if !reasons.is_empty() {
+        out.push_str(&format!(" ({})", reasons.join("; ")));
+    }
+    out.push('\n');
+    for d in DOMAINS {
+        let name = d.replace('_', " ");
+        let fresh = match (
+            md::s(v, &format!("/freshness/{d}/newest_date")),
+            md::f(v, &format!("/freshness/{d}/days_ago")),
+        ) {
+            (Some(date), Some(0.0)) => format!("newest sample {date}"),
+            (Some(date), Some(n)) => format!("newest sample {date}, {} before", md::days(n)),
+            _ => "no samples".into(),
+        };
+        let line = match md::s(q, &format!("/domains/{d}/status")) {
+            Some("failed") => format!(
+                "- {name}: could not be read ({})\n",
+                md::s(q, &format!("/domains/{d}/reason")).unwrap_or("unknown error")
+            ),
+            Some("empty") => format!("- {name}: nothing in range; {fresh}\n"),
+            _ => format!("- {name}: ok; {fresh}\n"),
+        };
+        out.push_str(&line);
+    }
+    out.push_str(&format!("\n_{}_\n", md::s(v, "/safety/note").unwrap_or("")));
+    out
+}
+
+/// A person-friendly rendering of a [`weekly`] answer.
+pub fn weekly_markdown(v: &Value) -> String {
+    let mut out = format!(
+        "# Withings weekly brief: {} to {}\n\n",
+        md::s(v, "/window/start").unwrap_or("?"),
+        md::s(v, "/window/end").unwrap_or("?")
+    );
+    match md::s(v, "/status") {
+        Some("no_data") => out.push_str("Nothing was recorded in this window.\n\n"),
+        Some("unavailable") => out.push_str("No Withings data could be read; see Data quality below.\n\n"),
+        _ => {}
+    }
+    let d = &v["diagnostic"];
+    out.push_str(&format!(
+        "**Load:** {} ({})\n\n",
+        md::s(d, "/load_classification").unwrap_or("?").replace('_', " "),
+        md::s(d, "/load_basis").unwrap_or("")
+    ));
+
+    let has_prev = v["scorecard"]["previous"].is_object();
+    out.push_str("## Scorecard\n");
+    out.push_str(match has_prev {
+        true => "| metric | this period | previous | change |\n|---|---|---|---|\n",
+        false => "| metric | this period |\n|---|---|\n",
+    });
+    let rows: [(&str, &str, &str, usize); 9] = [
+        ("avg_steps", "Steps a day", "", 0),
+        ("avg_active_minutes", "Active minutes a day", " min", 0),
+        ("avg_sleep_hours", "Sleep a night", " h", 2),
+        ("avg_sleep_score", "Sleep score", "", 1),
+        ("avg_sleep_efficiency_pct", "Sleep efficiency", " %", 1),
+        ("avg_resting_hr_bpm", "Lowest heart rate in sleep", " bpm", 1),
+        ("latest_weight_kg", "Latest weight", " kg", 2),
+        ("avg_systolic_mmhg", "Systolic blood pressure", " mmHg", 1),
+        ("avg_diastolic_mmhg", "Diastolic blood pressure", " mmHg", 1),
+    ];
+    let show = |x: Option<f64>, unit: &str, dp: usize| match x {
+        Some(x) => format!("{}{unit}", md::n(x, dp)),
+        None => "no data".to_string(),
+    };
+    for (key, name, unit, dp) in rows {
+        let c = md::f(v, &format!("/scorecard/current/{key}"));
+        let line = match has_prev {
+            true => {
+                let p = md::f(v, &format!("/scorecard/previous/{key}"));
+                let ch = match (
+                    md::f(v, &format!("/scorecard/delta/{key}/change")),
+                    md::f(v, &format!("/scorecard/delta/{key}/change_pct")),
+                ) {
+                    (Some(a), Some(p)) => format!("{}{unit} ({} %)", md::signed(a, dp), md::signed(p, 1)),
+                    (Some(a), None) => format!("{}{unit}", md::signed(a, dp)),
+                    _ => "n/a (missing on one side)".into(),
+                };
+                format!("| {name} | {} | {} | {ch} |\n", show(c, unit, dp), show(p, unit, dp))
+            }
+            false => format!("| {name} | {} |\n", show(c, unit, dp)),
+        };
+        out.push_str(&line);
+    }
+    let cur = &v["scorecard"]["current"];
+    out.push_str(&format!(
+        "\nCoverage: sleep on {} of {} nights, activity on {} days, weight on {} days.\n",
+        md::f(cur, "/nights_with_sleep").unwrap_or(0.0),
+        md::f(cur, "/days").unwrap_or(0.0),
+        md::f(cur, "/days_with_activity").unwrap_or(0.0),
+        md::f(cur, "/days_with_weight").unwrap_or(0.0),
+    ));
+    if let Some(w) = md::f(cur, "/weight_change_kg") {
+        let how = match md::s(cur, "/weight_change_method") {
+            Some("median_of_last_3_minus_first_3") => {
+                "median of the last 3 weigh-ins minus median of the first 3"
+            }
+            _ => "last weigh-in minus first",
+        };
+        out.push_str(&format!("Weight change: {} kg ({how}).\n", md::signed(w, 2)));
+    }
+    if let Some(b) = md::s(cur, "/avg_bedtime") {
+        out.push_str(&format!(
+            "Average bedtime {b}, average wake-up {}.\n",
+            md::s(cur, "/avg_wake_time").unwrap_or("?")
+        ));
+    }
+
+    out.push_str("\n## Bottlenecks\n");
+    let bs: Vec<&Value> = d["bottlenecks"].as_array().into_iter().flatten().collect();
+    if bs.is_empty() {
+        out.push_str("- No bottleneck stands out in this data.\n");
+    }
+    for b in bs {
+        out.push_str(&format!("- {}\n", md::s(b, "/summary").unwrap_or("?")));
+    }
+    out.push_str("\n## Next-week plan\n");
+    let plan: Vec<&Value> = d["next_week_plan"].as_array().into_iter().flatten().collect();
+    if plan.is_empty() {
+        out.push_str("- Keep your current routine.\n");
+    }
+    for p in plan {
+        out.push_str(&format!(
+            "- **{}:** {} ({})\n",
+            md::s(p, "/area").unwrap_or("?").replace('_', " "),
+            md::s(p, "/target").unwrap_or("?"),
+            md::s(p, "/why").unwrap_or("?")
+        ));
+    }
+    out.push_str(&actions_md(&d["action_candidates"]));
+    out.push_str(&quality_md(v));
+    out
+}

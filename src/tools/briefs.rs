@@ -1,0 +1,301 @@
+//! `withings_daily_summary` and `withings_weekly_summary`: what an agent calls first.
+//!
+//! Each domain is fetched once for the whole range (a range query plus its pages, never one
+//! request per day): four requests for a daily brief, four for a 7-vs-7-day weekly one. Decoded
+//! records are bucketed into the user's civil days (a record's own zone when it carries one) and
+//! handed to `domain::summary`, which never counts missing data as zero. A domain that fails is
+//! named with its reason while the others still answer.
+
+use serde_json::{Map, Value, json};
+
+use crate::domain::summary::{self, Fetch, Inputs};
+use crate::domain::time::{self, CivilDate, Instant, Range, Zone, Zones};
+use crate::domain::{activity, heart, measures, sleep};
+use crate::tools::data::{self, Source};
+use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
+use crate::withings::client::Client;
+use crate::{Error, Result};
+
+/// The brief tools.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "withings_daily_summary",
+            title: "Daily summary",
+            description: "A brief for one civil day in your time zone (default today): weight and body \
+                composition with the change since the previous weigh-in, last night's main sleep (naps listed \
+                apart), the day's activity, heart rate, blood pressure and ECG, a readiness context with action \
+                candidates, data freshness, and which domains were missing or failed. Four Withings requests.",
+            input_schema: input_schema(
+                json!({
+                    "date": {"type": "string", "description": "the day, YYYY-MM-DD (default: today in your zone)"},
+                }),
+                &[],
+            ),
+            output_schema: with_demo(summary::daily_output_schema()),
+            annotations: Annotations::REMOTE_READ,
+            handler: daily,
+        },
+        Tool {
+            name: "withings_weekly_summary",
+            title: "Weekly summary",
+            description: "A scorecard of the last `days` days (ending today) against the `compare_days` before: \
+                averages over days that have data, deltas, a load classification, bottlenecks with their \
+                evidence, and a next-week plan with targets from your own baseline. Missing data is reported as \
+                insufficient, never counted as zero. Four Withings requests whatever the window.",
+            input_schema: input_schema(
+                json!({
+                    "days": {"type": "integer", "minimum": 1, "maximum": 90, "default": 7, "description": "days in the current window, ending today"},
+                    "compare_days": {"type": "integer", "minimum": 0, "maximum": 90, "default": 7, "description": "days in the prior window to compare with (0 = no comparison)"},
+                }),
+                &[],
+            ),
+            output_schema: with_demo(summary::weekly_output_schema()),
+            annotations: Annotations::REMOTE_READ,
+            handler: weekly,
+        },
+    ]
+}
+
+fn with_demo(mut schema: Value) -> Value {
+    if let Some(p) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        p.insert("demo".into(), json!({"type": "boolean"}));
+    }
+    schema
+}
+
+fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    let zone = ctx.zone()?;
+    let today = zone.local_date(Instant(ctx.now));
+    let day = match args.get("date").and_then(Value::as_str) {
+        None => today,
+        Some(s) => CivilDate::parse(s).map_err(|e| Error::arg("date", e))?,
+    };
+    if day.days() > today.days() {
+        return Err(Error::arg(
+            "date",
+            format!("{day} is in the future (today is {today} in {})", zone.name()),
+        ));
+    }
+    let first = day.add_days(-summary::DAILY_LOOKBACK_DAYS);
+    let (inputs, requests) = gather(ctx, &zone, first, day)?;
+    let mut v = summary::daily(&inputs, day.days(), today.days(), &label);
+    annotate(&mut v, &zone, requests);
+    let markdown = summary::daily_markdown(&v);
+    Ok(Output { structured: v, markdown, extra: Vec::new() })
+}
+
+fn weekly(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    let zone = ctx.zone()?;
+    let today = zone.local_date(Instant(ctx.now));
+    let days = args.get("days").and_then(Value::as_i64).unwrap_or(7);
+    let compare = args.get("compare_days").and_then(Value::as_i64).unwrap_or(7);
+    let first = today.add_days(-(days + compare) + 1);
+    let (inputs, requests) = gather(ctx, &zone, first, today)?;
+    let mut v = summary::weekly(&inputs, today.days(), days, compare, &label);
+    annotate(&mut v, &zone, requests);
+    let markdown = summary::weekly_markdown(&v);
+    Ok(Output { structured: v, markdown, extra: Vec::new() })
+}
+
+fn label(day: i64) -> String {
+    CivilDate::from_days(day).to_string()
+}
+
+/// Adds the zone and the upstream cost to a brief (both allowed by its schema's open top level).
+fn annotate(v: &mut Value, zone: &Zone, requests: usize) {
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("zone".into(), json!(zone.name()));
+        obj.insert("upstream_requests".into(), json!(requests));
+    }
+}
+
+/// Fetches the four domains once each over `first..=last` (civil days in `zone`) and converts
+/// them into summary inputs. When every domain fails the brief fails with the first reason:
+/// a summary of nothing but errors would hide a missing sign-in.
+fn gather(ctx: &Ctx, zone: &Zone, first: CivilDate, last: CivilDate) -> Result<(Inputs, usize)> {
+    let range = Range {
+        start: zone.local_midnight(first),
+        end: zone.day_bounds(last).1,
+        start_date: first,
+        end_date: last,
+    };
+    let mut client = ctx.client()?;
+    let measures_body = fetch(&mut client, Source::Measures, &range);
+    let sleep_body = fetch(&mut client, Source::SleepSummary, &range);
+    let activity_body = fetch(&mut client, Source::Activity, &range);
+    let heart_body = fetch(&mut client, Source::Heart, &range);
+    let results = [&measures_body, &sleep_body, &activity_body, &heart_body];
+    if results.iter().all(|r| r.is_err())
+        && let Some(Err(e)) = results.into_iter().find(|r| r.is_err())
+    {
+        return Err(Error::Unavailable(format!("no Withings domain could be read: {e}")));
+    }
+    let mut zones = Zones::new(zone.clone());
+    let names: Vec<String> = results.iter().filter_map(|r| r.as_ref().ok()).flat_map(zone_names).collect();
+    time::load_record_zones(&mut zones, names.iter().map(String::as_str));
+    let inputs = Inputs {
+        weighins: map(&measures_body, |b| weighins(b, &zones)),
+        blood_pressure: map(&measures_body, |b| blood_pressure(b, &zones)),
+        nights: map(&sleep_body, |b| nights(b, &zones)),
+        activity: map(&activity_body, activity_days),
+        heart: map(&heart_body, |b| heart_records(b, &zones)),
+    };
+    Ok((inputs, client.requests_sent()))
+}
+
+fn fetch(client: &mut Client, source: Source, range: &Range) -> std::result::Result<Value, String> {
+    data::fetch_all(client, source, range).map_err(|e| e.to_string())
+}
+
+fn map<T>(body: &std::result::Result<Value, String>, f: impl Fn(&Value) -> Vec<T>) -> Fetch<T> {
+    match body {
+        Ok(b) => Fetch::Ok(f(b)),
+        Err(e) => Fetch::Failed(e.clone()),
+    }
+}
+
+fn zone_names(body: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    if let Some(tz) = body.get("timezone").and_then(Value::as_str) {
+        names.push(tz.to_string());
+    }
+    for key in ["measuregrps", "series", "activities"] {
+        for r in body.get(key).and_then(Value::as_array).into_iter().flatten() {
+            if let Some(tz) = r.get("timezone").and_then(Value::as_str) {
+                names.push(tz.to_string());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The civil day of an instant in the record's own zone (a weigh-in at 07:10 in New York belongs
+/// to that New York day), else the user's.
+fn day_of(zones: &Zones, tz: Option<&str>, t: Instant) -> i64 {
+    zones.for_record(tz).local_date(t).days()
+}
+
+fn weighins(body: &Value, zones: &Zones) -> Vec<summary::Weighin> {
+    measures::decode_measure_groups(body)
+        .into_iter()
+        .filter(|g| g.category.unwrap_or(1) == 1 && g.value(1).is_some())
+        .filter_map(|g| {
+            let t = g.date?;
+            Some(summary::Weighin {
+                t: t.0,
+                day: day_of(zones, g.timezone.as_deref(), t),
+                weight_kg: g.value(1),
+                fat_ratio_pct: g.value(6),
+                fat_mass_kg: g.value(8),
+                fat_free_mass_kg: g.value(5),
+                muscle_mass_kg: g.value(76),
+                bone_mass_kg: g.value(88),
+                hydration_kg: g.value(77),
+                heart_pulse_bpm: g.value(11),
+                guest: g.ambiguous(),
+                manual: g.manual(),
+            })
+        })
+        .collect()
+}
+
+fn blood_pressure(body: &Value, zones: &Zones) -> Vec<summary::BloodPressure> {
+    measures::decode_measure_groups(body)
+        .into_iter()
+        .filter(|g| g.category.unwrap_or(1) == 1 && !g.ambiguous())
+        .filter_map(|g| {
+            let t = g.date?;
+            Some(summary::BloodPressure {
+                t: t.0,
+                day: day_of(zones, g.timezone.as_deref(), t),
+                systolic: g.value(10)?,
+                diastolic: g.value(9)?,
+                pulse: g.value(11),
+            })
+        })
+        .collect()
+}
+
+fn nights(body: &Value, zones: &Zones) -> Vec<summary::Night> {
+    sleep::decode_nights(body)
+        .into_iter()
+        .filter_map(|n| {
+            let (start, end) = (n.start?, n.end?);
+            let zone = zones.for_record(n.timezone.as_deref());
+            Some(summary::Night {
+                day: n.date.map(|d| d.days()).unwrap_or_else(|| zone.local_date(end).days()),
+                start: start.0,
+                end: end.0,
+                asleep_s: n.total_sleep_secs(),
+                deep_s: n.get("deepsleepduration"),
+                light_s: n.get("lightsleepduration"),
+                rem_s: n.get("remsleepduration"),
+                awake_s: n.get("wakeupduration"),
+                wakeups: n.get("wakeupcount"),
+                score: n.sleep_score(),
+                hr_average: n.get("hr_average").filter(|v| *v > 0.0),
+                hr_min: n.get("hr_min").filter(|v| *v > 0.0),
+                rr_average: n.get("rr_average").filter(|v| *v > 0.0),
+                bedtime_local_s: zone.local_secs(start),
+                wake_local_s: zone.local_secs(end),
+                nap: n.is_nap(zone).unwrap_or(false),
+            })
+        })
+        .collect()
+}
+
+/// One record per day: when several sources report a day, the fullest one (most steps) counts,
+/// never the sum, which would double-count a phone and a watch worn together.
+fn activity_days(body: &Value) -> Vec<summary::ActivityDay> {
+    let mut by_day: std::collections::BTreeMap<i64, summary::ActivityDay> = std::collections::BTreeMap::new();
+    for a in activity::decode_activities(body) {
+        let Some(date) = a.date else { continue };
+        let rec = summary::ActivityDay {
+            day: date.days(),
+            steps: a.steps,
+            distance_m: a.distance,
+            active_s: a.active_minutes().map(|m| m * 60.0),
+            moderate_s: a.moderate,
+            intense_s: a.intense,
+            calories: a.calories,
+            total_calories: a.totalcalories,
+            hr_average: a.hr_average.filter(|v| *v > 0.0),
+        };
+        match by_day.get(&rec.day) {
+            Some(old) if old.steps.unwrap_or(0.0) >= rec.steps.unwrap_or(0.0) => {}
+            _ => {
+                by_day.insert(rec.day, rec);
+            }
+        }
+    }
+    by_day.into_values().collect()
+}
+
+fn heart_records(body: &Value, zones: &Zones) -> Vec<summary::HeartRecord> {
+    heart::decode_heart_records(body)
+        .into_iter()
+        .filter_map(|h| {
+            let t = h.timestamp?;
+            let (dia, sys) = h.bloodpressure.unwrap_or((None, None));
+            let ecg = h.afib_name().map(|a| {
+                match a {
+                    "negative" => "normal",
+                    "positive" => "afib",
+                    other => other,
+                }
+                .to_string()
+            });
+            Some(summary::HeartRecord {
+                t: t.0,
+                day: day_of(zones, None, t),
+                heart_rate: h.heart_rate.filter(|v| *v > 0.0),
+                systolic: sys,
+                diastolic: dia,
+                ecg,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,632 @@
+//! `withings_trends` and `withings_chart`: is a change real, and what does it look like?
+//!
+//! Readings come from the same range queries as the list tools (one domain, one range), go
+//! through `domain::trends` (MAD outlier rejection, gap-aware EWMA, Theil–Sen slope with an
+//! interval, a verdict outside the noise) in SI units, and are converted for display last.
+
+use serde_json::{Map, Value, json};
+
+use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
+use crate::domain::time::{self, CivilDate, Instant, Range, Zone};
+use crate::domain::trends::{self, Bounds, Reading, Trend, Window};
+use crate::domain::units::{self, Units};
+use crate::domain::{activity, measures, sleep};
+use crate::tools::data::{self, Source};
+use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
+use crate::withings::client::Client;
+use crate::{Error, Result};
+
+/// Days covered when `after` is not given.
+const DEFAULT_DAYS: i64 = 90;
+
+/// One metric: where its readings come from and what counts as noise.
+struct Metric {
+    name: &'static str,
+    label: &'static str,
+    /// SI unit label.
+    unit: &'static str,
+    source: Source,
+    /// Smallest change per week worth calling a trend.
+    min_change_per_week: f64,
+    /// Floor for the robust spread, so honest small changes are not rejected as outliers.
+    min_spread: f64,
+    plausible: Bounds,
+    /// Decimals shown.
+    decimals: u32,
+}
+
+const METRICS: &[Metric] = &[
+    metric("weight", "Weight", "kg", Source::Measures, 0.1, 0.3, 20.0, 400.0, 1),
+    metric("fat_ratio", "Fat ratio", "%", Source::Measures, 0.1, 0.3, 2.0, 75.0, 1),
+    metric("fat_mass", "Fat mass", "kg", Source::Measures, 0.1, 0.3, 1.0, 250.0, 1),
+    metric("muscle_mass", "Muscle mass", "kg", Source::Measures, 0.1, 0.3, 10.0, 200.0, 1),
+    metric("resting_hr", "Resting heart rate", "bpm", Source::SleepSummary, 0.5, 1.0, 25.0, 200.0, 0),
+    metric("systolic", "Systolic blood pressure", "mmHg", Source::Measures, 0.5, 2.0, 60.0, 260.0, 0),
+    metric("diastolic", "Diastolic blood pressure", "mmHg", Source::Measures, 0.5, 2.0, 30.0, 160.0, 0),
+    metric("sleep_duration", "Sleep duration", "h", Source::SleepSummary, 0.1, 0.25, 0.5, 16.0, 2),
+    metric("sleep_score", "Sleep score", "", Source::SleepSummary, 0.5, 2.0, 1.0, 100.0, 0),
+    metric("steps", "Steps", "steps", Source::Activity, 200.0, 500.0, 0.0, 100_000.0, 0),
+];
+
+#[allow(clippy::too_many_arguments)]
+const fn metric(
+    name: &'static str,
+    label: &'static str,
+    unit: &'static str,
+    source: Source,
+    min_change_per_week: f64,
+    min_spread: f64,
+    lo: f64,
+    hi: f64,
+    decimals: u32,
+) -> Metric {
+    Metric {
+        name,
+        label,
+        unit,
+        source,
+        min_change_per_week,
+        min_spread,
+        plausible: Bounds { min: lo, max: hi },
+        decimals,
+    }
+}
+
+fn metric_names() -> Vec<&'static str> {
+    METRICS.iter().map(|m| m.name).collect()
+}
+
+/// The trends family.
+pub fn tools() -> Vec<Tool> {
+    let props = || {
+        json!({
+            "metric": {"type": "string", "enum": metric_names(), "description": "what to analyse"},
+            "after": {"type": "string", "description": "start, YYYY-MM-DD or ISO 8601 with offset (default: 90 days ago)"},
+            "before": {"type": "string", "description": "end, YYYY-MM-DD or ISO 8601 with offset (default: now)"},
+            "units": {"type": "string", "enum": Units::NAMES, "description": "metric, imperial or uk; default WITHINGS_UNITS"},
+        })
+    };
+    vec![
+        Tool {
+            name: "withings_trends",
+            title: "Trends",
+            description: "Tells whether a change is real: a smoothed trend (gap-aware exponential moving average \
+                after robust outlier rejection), a Theil–Sen slope per week with a 95% interval, and a verdict \
+                (rising, falling, stable, not_enough_data) that only calls a change outside the noise. Also \
+                body recomposition (fat vs lean mass) for body metrics and sleep regularity for sleep metrics. \
+                States its method, window, zone and the readings used and rejected.",
+            input_schema: input_schema(props(), &["metric"]),
+            output_schema: trends_schema(),
+            annotations: Annotations::REMOTE_READ,
+            handler: run_trends,
+        },
+        Tool {
+            name: "withings_chart",
+            title: "Chart",
+            description: "An SVG line chart of a metric: raw readings, rejected readings marked, and the smoothed \
+                trend line, with dated axes and units. Returned as an image (image/svg+xml) and as an embedded \
+                resource.",
+            input_schema: input_schema(props(), &["metric"]),
+            output_schema: output_schema(
+                json!({
+                    "metric": {"type": "string"},
+                    "unit": {"type": "string"},
+                    "readings": {"type": "integer", "minimum": 0},
+                    "rejected": {"type": "integer", "minimum": 0},
+                    "verdict": {"type": "string"},
+                    "window": {"type": "object"},
+                    "mime_type": {"type": "string"},
+                    "svg": {"type": "string"},
+                }),
+                &["metric", "unit", "readings", "verdict", "mime_type", "svg"],
+            ),
+            annotations: Annotations::REMOTE_READ,
+            handler: run_chart,
+        },
+    ]
+}
+
+fn trends_schema() -> Value {
+    let num_or_null = json!({"type": ["number", "null"]});
+    output_schema(
+        json!({
+            "metric": {"type": "string"},
+            "unit": {"type": "string"},
+            "units": {"type": "string"},
+            "as_of": {"type": "string"},
+            "window": {"type": "object", "required": ["after", "before", "zone"]},
+            "method": {"type": "string"},
+            "description": {"type": "string"},
+            "n_readings": {"type": "integer", "minimum": 0},
+            "n_used": {"type": "integer", "minimum": 0},
+            "n_rejected": {"type": "integer", "minimum": 0},
+            "rejected": {"type": "array", "items": {"type": "object", "required": ["time", "reason"]}},
+            "latest": num_or_null,
+            "trend_change": num_or_null,
+            "slope_per_week": {"type": ["object", "null"]},
+            "verdict": {"type": "string", "enum": ["rising", "falling", "stable", "not_enough_data"]},
+            "reason": {"type": "string"},
+            "series": {"type": "array", "items": {"type": "object"}},
+            "recomposition": {"type": ["object", "null"]},
+            "sleep_regularity": {"type": ["object", "null"]},
+        }),
+        &["metric", "unit", "window", "method", "n_used", "n_rejected", "rejected", "verdict", "reason"],
+    )
+}
+
+/// Everything a trend answer and a chart are built from.
+struct Analysis {
+    metric: &'static Metric,
+    units: Units,
+    zone: Zone,
+    range: Range,
+    trend: Trend,
+    readings: Vec<Reading>,
+    recomposition: Option<Value>,
+    regularity: Option<Value>,
+}
+
+fn find_metric(args: &Map<String, Value>) -> Result<&'static Metric> {
+    let name = args.get("metric").and_then(Value::as_str).unwrap_or("");
+    METRICS.iter().find(|m| m.name == name).ok_or_else(|| {
+        Error::arg("metric", format!("unknown metric `{name}`; use one of {}", metric_names().join(", ")))
+    })
+}
+
+fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
+    let metric = find_metric(args)?;
+    let s = data::settings(ctx, args)?;
+    let range = data::date_range(args, &s.zone, ctx.now, DEFAULT_DAYS)?;
+    let mut client = ctx.client()?;
+    let body = data::fetch_all(&mut client, metric.source, &range)?;
+    let readings = readings(metric, &body, &s.zone);
+    let window = Window { start: range.start.0, end: range.end.0 - 1 };
+    let params =
+        trends::standard_params(metric.min_change_per_week, metric.min_spread, Some(metric.plausible));
+    let trend = trends::analyze(&readings, window, &params);
+    let recomposition = match metric.source {
+        Source::Measures if matches!(metric.name, "weight" | "fat_mass" | "fat_ratio" | "muscle_mass") => {
+            Some(recomposition(&body, window, s.units))
+        }
+        _ => None,
+    };
+    let regularity = match metric.name {
+        "sleep_duration" | "sleep_score" => Some(sleep_regularity(&mut client, &body, &range, &s.zone)),
+        _ => None,
+    };
+    Ok(Analysis { metric, units: s.units, zone: s.zone, range, trend, readings, recomposition, regularity })
+}
+
+/// The metric's readings in SI, from a whole-domain body.
+fn readings(metric: &Metric, body: &Value, zone: &Zone) -> Vec<Reading> {
+    match metric.source {
+        Source::Measures => {
+            let code = match metric.name {
+                "weight" => 1,
+                "fat_ratio" => 6,
+                "fat_mass" => 8,
+                "muscle_mass" => 76,
+                "systolic" => 10,
+                _ => 9,
+            };
+            measures::decode_measure_groups(body)
+                .into_iter()
+                // A guest's weigh-in is someone else's body: never part of the owner's trend.
+                .filter(|g| !g.ambiguous() && g.category.unwrap_or(1) == 1)
+                .filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? }))
+                .collect()
+        }
+        Source::SleepSummary => sleep::decode_nights(body)
+            .into_iter()
+            .filter(|n| n.is_nap(zone) != Some(true))
+            .filter_map(|n| {
+                let t = n.end?.0;
+                let value = match metric.name {
+                    "sleep_duration" => n.total_sleep_secs()? / 3600.0,
+                    "sleep_score" => n.sleep_score()?,
+                    // The lowest heart rate of a night's sleep: the best resting rate a wearable sees.
+                    _ => n.get("hr_min").filter(|v| *v > 0.0)?,
+                };
+                Some(Reading { t, value })
+            })
+            .collect(),
+        Source::Activity => {
+            // Several sources (watch, phone) may report the same day: keep the fullest, never the sum.
+            let mut by_day: std::collections::BTreeMap<i64, f64> = std::collections::BTreeMap::new();
+            for a in activity::decode_activities(body) {
+                if let (Some(d), Some(steps)) = (a.date, a.steps) {
+                    let e = by_day.entry(d.days()).or_insert(steps);
+                    *e = e.max(steps);
+                }
+            }
+            by_day
+                .into_iter()
+                .map(|(day, steps)| Reading {
+                    t: zone.local_midnight(CivilDate::from_days(day)).0 + 12 * 3600,
+                    value: steps,
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn recomposition(body: &Value, window: Window, units: Units) -> Value {
+    let groups: Vec<_> =
+        measures::decode_measure_groups(body).into_iter().filter(|g| !g.ambiguous()).collect();
+    let series = |code: i64| -> Vec<Reading> {
+        groups.iter().filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? })).collect()
+    };
+    let params = trends::standard_params(0.1, 0.3, Some(Bounds { min: 1.0, max: 300.0 }));
+    let r = trends::recomposition(&series(8), &series(5), window, &params, 0.3);
+    json!({
+        "method": r.method,
+        "description": r.description,
+        "class": r.class.as_str(),
+        "fat_mass_change": r.fat_delta.and_then(|v| display_value(v, "kg", units, 1)),
+        "lean_mass_change": r.lean_delta.and_then(|v| display_value(v, "kg", units, 1)),
+        "unit": display_unit("kg", units),
+        "band": r.band,
+        "n_used": r.n_used,
+        "n_rejected": r.n_rejected,
+    })
+}
+
+/// Bedtime and wake-time spread from the summaries, and the Sleep Regularity Index from sleep
+/// detail over the last 14 days of the window (two more requests at most).
+fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zone) -> Value {
+    let nights: Vec<_> =
+        sleep::decode_nights(body).into_iter().filter(|n| n.is_nap(zone) != Some(true)).collect();
+    let timing_input: Vec<trends::Night> = nights
+        .iter()
+        .filter_map(|n| {
+            let (start, end) = (n.start?, n.end?);
+            Some(trends::Night {
+                day: zone.local_date(end).days(),
+                bedtime: zone.local_secs(start),
+                wake: zone.local_secs(end),
+            })
+        })
+        .collect();
+    let timing = trends::sleep_timing(&timing_input).map(|t| {
+        json!({
+            "method": t.method,
+            "bedtime_mean": clock(t.bedtime_mean),
+            "wake_mean": clock(t.wake_mean),
+            "bedtime_sd_minutes": round(t.bedtime_sd_min, 0),
+            "wake_sd_minutes": round(t.wake_sd_min, 0),
+            "nights": t.n_used,
+        })
+    });
+    let detail_start = Instant(range.start.0.max(range.end.0 - 14 * 86_400));
+    let detail_range = Range { start: detail_start, start_date: zone.local_date(detail_start), ..*range };
+    let sri = match data::fetch_all(client, Source::SleepDetail, &detail_range) {
+        Ok(detail) => {
+            let base = zone.local_midnight(detail_range.start_date).0;
+            let segments: Vec<trends::SleepSegment> = sleep::decode_segments(&detail)
+                .into_iter()
+                .filter_map(|s| {
+                    let (a, b) = (s.start?, s.end?);
+                    let asleep = !matches!(s.state, Some(0) | None);
+                    let offset = |t: Instant| {
+                        t.0 - base + i64::from(zone.offset_at(t) - zone.offset_at(Instant(base)))
+                    };
+                    Some(trends::SleepSegment { start: offset(a), end: offset(b), asleep })
+                })
+                .collect();
+            match trends::sleep_regularity_index(&segments, 60) {
+                Some(s) => json!({"method": s.method, "value": round(s.value, 1), "days": s.n_days}),
+                None => {
+                    json!({"value": null, "reason": "not enough days of sleep detail (need at least two consecutive)"})
+                }
+            }
+        }
+        Err(e) => json!({"value": null, "reason": format!("sleep detail unavailable: {e}")}),
+    };
+    json!({"timing": timing, "sri": sri})
+}
+
+fn run_trends(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    let a = analyse(ctx, args)?;
+    let structured = trend_json(ctx, &a);
+    let markdown = trend_markdown(&structured);
+    Ok(Output { structured, markdown, extra: Vec::new() })
+}
+
+fn trend_json(ctx: &Ctx, a: &Analysis) -> Value {
+    let m = a.metric;
+    let u = a.units;
+    let t = &a.trend;
+    let dv = |v: f64| display_value(v, m.unit, u, m.decimals);
+    let rejected: Vec<Value> = t
+        .rejected
+        .iter()
+        .map(|r| {
+            json!({
+                "time": time::format_local(Instant(r.t), &a.zone),
+                "value": r.value.and_then(dv),
+                "reason": r.reason.as_str(),
+                "median": r.median.and_then(dv),
+            })
+        })
+        .collect();
+    let slope = t.slope.as_ref().map(|s| {
+        json!({
+            "value": dv(s.per_week),
+            "lower": dv(s.lower),
+            "upper": dv(s.upper),
+            "confidence": s.confidence,
+            "unit": format!("{} per week", display_unit(m.unit, u)),
+            "points": s.n_points,
+        })
+    });
+    let series: Vec<Value> = t
+        .smoothed
+        .iter()
+        .map(|p| {
+            json!({
+                "date": a.zone.local_date(Instant(p.t)).to_string(),
+                "value": dv(p.value),
+                "trend": dv(p.trend),
+            })
+        })
+        .collect();
+    json!({
+        "metric": m.name,
+        "unit": display_unit(m.unit, u),
+        "units": u.as_str(),
+        "as_of": time::format_local(Instant(ctx.now), &a.zone),
+        "window": data::range_json(&a.range, &a.zone),
+        "method": t.method,
+        "description": t.description,
+        "n_readings": t.n_input,
+        "n_used": t.n_used,
+        "n_rejected": t.n_rejected,
+        "rejected": rejected,
+        "latest": t.latest.and_then(dv),
+        "trend_change": t.change.and_then(dv),
+        "slope_per_week": slope,
+        "verdict": t.verdict.as_str(),
+        "reason": t.reason,
+        "series": series,
+        "recomposition": a.recomposition,
+        "sleep_regularity": a.regularity,
+    })
+}
+
+fn trend_markdown(v: &Value) -> String {
+    let unit = v["unit"].as_str().unwrap_or("");
+    let w = &v["window"];
+    let mut md = format!(
+        "# {} trend: {}\n\n{} → {} ({}), {} readings used, {} rejected.\n\n",
+        v["metric"].as_str().unwrap_or(""),
+        v["verdict"].as_str().unwrap_or("").replace('_', " "),
+        w["after"].as_str().unwrap_or(""),
+        w["before"].as_str().unwrap_or(""),
+        w["zone"].as_str().unwrap_or(""),
+        v["n_used"],
+        v["n_rejected"],
+    );
+    md.push_str(&format!("{}\n\n", v["reason"].as_str().unwrap_or("")));
+    if let Some(latest) = v["latest"].as_f64() {
+        md.push_str(&format!("- Latest trend value: {} {unit}\n", latest));
+    }
+    if let Some(c) = v["trend_change"].as_f64() {
+        md.push_str(&format!("- Trend change over the window: {c:+} {unit}\n"));
+    }
+    if let Some(s) = v["slope_per_week"].as_object() {
+        md.push_str(&format!(
+            "- Slope: {} {unit}/week (95% interval {} to {})\n",
+            s.get("value").unwrap_or(&Value::Null),
+            s.get("lower").unwrap_or(&Value::Null),
+            s.get("upper").unwrap_or(&Value::Null)
+        ));
+    }
+    for r in v["rejected"].as_array().into_iter().flatten() {
+        md.push_str(&format!(
+            "- Rejected {}: {} {unit} ({})\n",
+            r["time"].as_str().unwrap_or(""),
+            r["value"],
+            r["reason"].as_str().unwrap_or("")
+        ));
+    }
+    if let Some(r) = v["recomposition"].as_object() {
+        md.push_str(&format!(
+            "- Body recomposition: {} (fat mass {} {u}, lean mass {} {u})\n",
+            r.get("class").and_then(Value::as_str).unwrap_or("").replace('_', " "),
+            r.get("fat_mass_change").unwrap_or(&Value::Null),
+            r.get("lean_mass_change").unwrap_or(&Value::Null),
+            u = r.get("unit").and_then(Value::as_str).unwrap_or("")
+        ));
+    }
+    if let Some(t) = v["sleep_regularity"]["timing"].as_object() {
+        md.push_str(&format!(
+            "- Bedtime {} ± {} min, wake {} ± {} min\n",
+            t.get("bedtime_mean").and_then(Value::as_str).unwrap_or(""),
+            t.get("bedtime_sd_minutes").unwrap_or(&Value::Null),
+            t.get("wake_mean").and_then(Value::as_str).unwrap_or(""),
+            t.get("wake_sd_minutes").unwrap_or(&Value::Null)
+        ));
+    }
+    if let Some(sri) = v["sleep_regularity"]["sri"]["value"].as_f64() {
+        md.push_str(&format!("- Sleep Regularity Index: {sri} (100 = identical schedule every day)\n"));
+    }
+    md.push_str(&format!("\nMethod: {}\n", v["description"].as_str().unwrap_or("")));
+    md
+}
+
+/// Renders the chart SVG for an analysis.
+fn chart_svg(a: &Analysis) -> String {
+    let m = a.metric;
+    let u = a.units;
+    let conv = |v: f64| units::convert(v, m.unit, u).map(|(x, _)| x).unwrap_or(v);
+    let rejected_t: Vec<i64> = a.trend.rejected.iter().map(|r| r.t).collect();
+    let readings: Vec<ChartPoint> = a
+        .readings
+        .iter()
+        .filter(|r| r.t >= a.range.start.0 && r.t < a.range.end.0 && !rejected_t.contains(&r.t))
+        .map(|r| ChartPoint { t: r.t, value: conv(r.value) })
+        .collect();
+    let rejected: Vec<ChartPoint> =
+        a.trend.rejected.iter().filter_map(|r| Some(ChartPoint { t: r.t, value: conv(r.value?) })).collect();
+    let trend: Vec<ChartPoint> =
+        a.trend.smoothed.iter().map(|p| ChartPoint { t: p.t, value: conv(p.trend) }).collect();
+    let first = a.range.start_date.days();
+    let last = a.range.end_date.days();
+    let x_ticks = chart::day_ticks(first, last, 8)
+        .into_iter()
+        .map(|d| {
+            let date = CivilDate::from_days(d);
+            XTick { t: a.zone.local_midnight(date).0, label: format!("{} {}", month_abbr(date.m), date.d) }
+        })
+        .collect();
+    let unit = display_unit(m.unit, u);
+    let spec = ChartSpec {
+        width: 720,
+        height: 360,
+        title: format!("{} — {}", m.label, a.trend.verdict.as_str().replace('_', " ")),
+        subtitle: format!(
+            "{} → {} · {} · {} readings",
+            a.range.start_date,
+            a.range.end_date,
+            a.zone.name(),
+            a.trend.n_used
+        ),
+        y_label: match unit.is_empty() {
+            true => m.label.to_string(),
+            false => format!("{} ({unit})", m.label),
+        },
+        x_ticks,
+        readings,
+        rejected,
+        trend,
+    };
+    chart::line_chart(&spec)
+}
+
+fn run_chart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    let a = analyse(ctx, args)?;
+    let svg = chart_svg(&a);
+    let m = a.metric;
+    let uri = format!("withings://chart/{}.svg", m.name);
+    let extra = vec![
+        json!({"type": "image", "data": base64(svg.as_bytes()), "mimeType": "image/svg+xml"}),
+        json!({"type": "resource", "resource": {"uri": uri, "mimeType": "image/svg+xml", "text": svg}}),
+    ];
+    let structured = json!({
+        "metric": m.name,
+        "unit": display_unit(m.unit, a.units),
+        "readings": a.trend.n_used,
+        "rejected": a.trend.n_rejected,
+        "verdict": a.trend.verdict.as_str(),
+        "window": data::range_json(&a.range, &a.zone),
+        "mime_type": "image/svg+xml",
+        "svg": svg,
+    });
+    let markdown = format!(
+        "# {} chart\n\n{} readings from {} to {} ({}); verdict: {}. The SVG follows as an image and as an embedded resource.\n",
+        m.label,
+        a.trend.n_used,
+        a.range.start_date,
+        a.range.end_date,
+        a.zone.name(),
+        a.trend.verdict.as_str().replace('_', " ")
+    );
+    Ok(Output { structured, markdown, extra })
+}
+
+/// The SVG for `withings-mcp chart`: the same analysis as the tool.
+pub fn chart_for_command(ctx: &Ctx, args: &Map<String, Value>) -> Result<String> {
+    let validated =
+        crate::tools::schema::validate_args(&tools()[1].input_schema, &Value::Object(args.clone()))?;
+    Ok(chart_svg(&analyse(ctx, &validated)?))
+}
+
+fn display_unit(si: &str, units: Units) -> String {
+    match units::convert(1.0, si, units) {
+        Some((_, u)) => u.to_string(),
+        None => si.to_string(),
+    }
+}
+
+/// A value in display units, rounded; `None` for a non-finite input (never NaN in output).
+fn display_value(v: f64, si: &str, units: Units, decimals: u32) -> Option<f64> {
+    let (x, _) = units::convert(v, si, units)?;
+    Some(round(x, decimals + 1))
+}
+
+fn round(v: f64, decimals: u32) -> f64 {
+    let f = 10f64.powi(decimals as i32);
+    let r = (v * f).round() / f;
+    match r == 0.0 {
+        true => 0.0,
+        false => r,
+    }
+}
+
+fn clock(secs: i64) -> String {
+    let s = secs.rem_euclid(86_400);
+    format!("{:02}:{:02}", s / 3600, s % 3600 / 60)
+}
+
+fn month_abbr(m: u32) -> &'static str {
+    const M: [&str; 12] =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    M.get((m as usize).wrapping_sub(1)).copied().unwrap_or("")
+}
+
+/// Standard base64 with padding (RFC 4648), for image content.
+pub fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk.first().copied().unwrap_or(0),
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            let c = if i <= chunk.len() {
+                A.get(((n >> (18 - 6 * i)) & 63) as usize).copied().unwrap_or(b'=')
+            } else {
+                b'='
+            };
+            out.push(c as char);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(base64(input.as_bytes()), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn unknown_metric_names_the_argument() {
+        let mut args = Map::new();
+        args.insert("metric".into(), json!("bmi"));
+        match find_metric(&args) {
+            Err(Error::InvalidArgument { name, message }) => {
+                assert_eq!(name, "metric");
+                assert!(message.contains("weight"), "{message}");
+            }
+            _ => panic!("expected an argument error"),
+        }
+    }
+}

@@ -1,0 +1,336 @@
+//! The loopback HTTP server, end to end through the real binary over raw TCP.
+// Test helpers outside #[test] functions: failing loudly is the point.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::stdio::{CONFORMANCE, command};
+
+/// A running `--http --port 0` server, killed on drop.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(env: &[(&str, &str)]) -> Server {
+    let mut child = command(env)
+        .args(["--http", "--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    let port = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no URL in {line:?}"));
+    Server { child, port }
+}
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
+    }
+}
+
+const JSON_POST: &[(&str, &str)] =
+    &[("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+
+/// One raw HTTP/1.1 exchange. `Host` defaults to the server's address; a header given with an
+/// empty value is left out.
+fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers.iter().filter(|(_, v)| !v.is_empty()) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    let mut r = BufReader::new(s);
+    let mut status_line = String::new();
+    r.read_line(&mut status_line).unwrap();
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("{status_line:?}"));
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        r.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (k, v) = line.split_once(':').unwrap();
+        headers.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .map_or(0, |(_, v)| v.parse().unwrap());
+    let mut body = vec![0; len];
+    r.read_exact(&mut body).unwrap();
+    let resp = Response { status, headers, body };
+    assert_eq!(resp.header("Connection"), Some("close"), "every response closes: {method} {path}");
+    resp
+}
+
+fn post(port: u16, headers: &[(&str, &str)], body: &Value) -> Response {
+    let mut all = JSON_POST.to_vec();
+    all.extend_from_slice(headers);
+    http(port, "POST", "/mcp", &all, body.to_string().as_bytes())
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"it","version":"1"}}})
+}
+
+#[test]
+fn refuses_to_bind_a_non_loopback_address() {
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+    let cases: [Case; 3] = [
+        (&["--http", "--host", "0.0.0.0", "--port", "0"], &[]),
+        (&["serve", "--http", "--host", "192.0.2.1", "--port", "0"], &[]),
+        (&["--http"], &[("WITHINGS_MCP_HOST", "0.0.0.0"), ("WITHINGS_MCP_PORT", "0")]),
+    ];
+    for (args, env) in cases {
+        let mut child = command(env)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                panic!("{args:?} kept running: it bound the address");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        assert_eq!(status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("withings-mcp: ") && stderr.contains("loopback"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("listening"), "{stderr}");
+    }
+}
+
+#[test]
+fn routes_statuses_and_headers() {
+    let server = start(&[]);
+    let port = server.port;
+
+    let health = http(port, "GET", "/health", &[], b"");
+    assert_eq!(health.status, 200);
+    assert_eq!(health.json()["status"], "ok");
+    assert_eq!(health.json()["name"], "withings-mcp");
+
+    for method in ["GET", "DELETE", "PUT"] {
+        let r = http(port, method, "/mcp", &[], b"");
+        assert_eq!(r.status, 405, "{method}");
+        assert_eq!(r.header("Allow"), Some("POST"));
+    }
+    assert_eq!(http(port, "GET", "/elsewhere", &[], b"").status, 404);
+
+    let init = post(port, &[], &initialize());
+    assert_eq!(init.status, 200);
+    assert_eq!(init.header("Content-Type"), Some("application/json"));
+    assert_eq!(init.json()["result"]["protocolVersion"], "2025-11-25");
+    assert!(init.header("Mcp-Session-Id").is_none(), "stateless: no session id");
+
+    let note = post(
+        port,
+        &[("MCP-Protocol-Version", "2025-11-25")],
+        &json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    );
+    assert_eq!((note.status, note.body.len()), (202, 0));
+    let response = post(port, &[], &json!({"jsonrpc":"2.0","id":9,"result":{}}));
+    assert_eq!((response.status, response.body.len()), (202, 0));
+
+    // Stateless: a fresh request with no initialize on this connection, and a session id is ignored.
+    let list = post(
+        port,
+        &[("MCP-Protocol-Version", "2025-11-25"), ("Mcp-Session-Id", "abc")],
+        &json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+    );
+    assert_eq!(list.status, 200);
+    assert!(list.json()["result"]["tools"].is_array());
+
+    let unknown = post(
+        port,
+        &[("MCP-Protocol-Version", "2025-11-25")],
+        &json!({"jsonrpc":"2.0","id":3,"method":"nope"}),
+    );
+    assert_eq!((unknown.status, unknown.json()["error"]["code"].as_i64()), (200, Some(-32601)));
+
+    let garbage = http(port, "POST", "/mcp", JSON_POST, b"{not json");
+    assert_eq!((garbage.status, garbage.json()["error"]["code"].as_i64()), (400, Some(-32700)));
+
+    let text =
+        http(port, "POST", "/mcp", &[("Content-Type", "text/plain")], initialize().to_string().as_bytes());
+    assert_eq!(text.status, 415);
+    let sse_only = http(
+        port,
+        "POST",
+        "/mcp",
+        &[("Content-Type", "application/json"), ("Accept", "text/event-stream")],
+        b"{}",
+    );
+    assert_eq!(sse_only.status, 406);
+
+    let health = http(port, "GET", "/health", &[], b"");
+    assert_eq!(health.status, 200, "still serving after every error");
+}
+
+#[test]
+fn host_and_origin_must_be_loopback() {
+    let server = start(&[]);
+    let port = server.port;
+    let cases: &[(&[(&str, &str)], u16)] = &[
+        (&[("Host", "evil.example.com")], 403),
+        (&[("Host", "evil.example.com"), ("Origin", "http://evil.example.com")], 403),
+        (&[("Origin", "http://evil.example.com")], 403),
+        (&[("Origin", "null")], 403),
+        (&[("Host", "localhost")], 200),
+        (&[("Host", "[::1]:3000"), ("Origin", "http://localhost:6274")], 200),
+        (&[("Origin", "https://127.0.0.1")], 200),
+    ];
+    for (headers, want) in cases {
+        let r = post(port, headers, &initialize());
+        assert_eq!(r.status, *want, "{headers:?}");
+    }
+}
+
+#[test]
+fn bodies_over_1_mib_get_413() {
+    let server = start(&[]);
+    let mut big = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":""#.to_vec();
+    big.resize(1024 * 1024 + 100, b'a');
+    big.extend_from_slice(b"\"}}");
+    let r = http(server.port, "POST", "/mcp", JSON_POST, &big);
+    assert_eq!(r.status, 413);
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("limit"));
+    let ping = post(server.port, &[], &json!({"jsonrpc":"2.0","id":2,"method":"ping"}));
+    assert_eq!(ping.status, 200, "still serving");
+}
+
+#[test]
+fn protocol_version_header_is_validated() {
+    let server = start(&[]);
+    let ping = json!({"jsonrpc":"2.0","id":1,"method":"ping"});
+    for version in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
+        let r = post(server.port, &[("MCP-Protocol-Version", version)], &ping);
+        assert_eq!(r.status, 200, "{version}");
+    }
+    for version in ["2099-01-01", "garbage"] {
+        let r = post(server.port, &[("MCP-Protocol-Version", version)], &ping);
+        assert_eq!(r.status, 400, "{version}");
+        let body = r.json();
+        assert_eq!(body["error"]["code"], -32022);
+        assert!(body["error"]["data"]["supported"].as_array().unwrap().contains(&json!("2025-11-25")));
+    }
+    // Batches only in 2025-03-26 (which is also what an absent header means).
+    let batch = json!([ping, {"jsonrpc":"2.0","id":2,"method":"ping"}]);
+    assert_eq!(post(server.port, &[], &batch).json().as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        post(server.port, &[("MCP-Protocol-Version", "2025-11-25")], &batch).json()["error"]["code"],
+        -32600
+    );
+}
+
+#[test]
+fn the_2026_07_28_headers_must_match_the_body() {
+    let server = start(&[CONFORMANCE]);
+    let port = server.port;
+    let meta = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}});
+    let v = ("MCP-Protocol-Version", "2026-07-28");
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":meta}});
+    let list = json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":meta}});
+
+    let ok = post(port, &[v, ("Mcp-Method", "tools/call"), ("Mcp-Name", "test_simple_text")], &call);
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.json()["result"]["resultType"], "complete");
+    assert_eq!(
+        ok.json()["result"]["structuredContent"]["text"],
+        "This is a simple text response for testing."
+    );
+    let b64 = post(
+        port,
+        &[v, ("Mcp-Method", "tools/call"), ("Mcp-Name", "=?base64?dGVzdF9zaW1wbGVfdGV4dA==?=")],
+        &call,
+    );
+    assert_eq!(b64.status, 200, "{}", b64.json());
+
+    let listed = post(port, &[v, ("Mcp-Method", "tools/list")], &list);
+    assert_eq!(listed.status, 200);
+    assert!(listed.json()["result"]["ttlMs"].is_u64());
+
+    let mismatches: &[&[(&str, &str)]] = &[
+        &[v, ("Mcp-Method", "tools/list"), ("Mcp-Name", "test_simple_text")],
+        &[v, ("Mcp-Method", "tools/call"), ("Mcp-Name", "other_tool")],
+        &[v, ("Mcp-Method", "tools/call")],
+        &[v],
+    ];
+    for headers in mismatches {
+        let r = post(port, headers, &call);
+        assert_eq!((r.status, r.json()["error"]["code"].as_i64()), (400, Some(-32020)), "{headers:?}");
+    }
+    // The header says 2025-11-25 but the body says 2026-07-28.
+    let r = post(port, &[("MCP-Protocol-Version", "2025-11-25"), ("Mcp-Method", "tools/list")], &list);
+    assert_eq!((r.status, r.json()["error"]["code"].as_i64()), (400, Some(-32020)));
+
+    let unknown = json!({"jsonrpc":"2.0","id":3,"method":"no/such","params":{"_meta":meta}});
+    let r = post(port, &[v, ("Mcp-Method", "no/such")], &unknown);
+    assert_eq!((r.status, r.json()["error"]["code"].as_i64()), (404, Some(-32601)));
+
+    let bare = json!({"jsonrpc":"2.0","id":4,"method":"tools/list"});
+    let r = post(port, &[v, ("Mcp-Method", "tools/list")], &bare);
+    assert_eq!((r.status, r.json()["error"]["code"].as_i64()), (400, Some(-32602)));
+
+    let no_caps = json!({"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}});
+    let r = post(port, &[v, ("Mcp-Method", "tools/list")], &no_caps);
+    assert_eq!((r.status, r.json()["error"]["code"].as_i64()), (400, Some(-32602)));
+
+    let discover = json!({"jsonrpc":"2.0","id":6,"method":"server/discover","params":{"_meta":meta}});
+    let r = post(port, &[v, ("Mcp-Method", "server/discover")], &discover);
+    assert_eq!(r.status, 200);
+    assert!(r.json()["result"]["supportedVersions"].is_array());
+}
