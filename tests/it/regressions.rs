@@ -40,7 +40,8 @@ fn serve_stdio(input: &[u8]) -> (i32, Vec<String>) {
 /// Every reply line is one JSON-RPC 2.0 response object (or a batch of them).
 fn assert_replies(lines: &[String], what: &str) {
     for line in lines {
-        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {line}"));
+        let v: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {line}"));
         let items = match &v {
             Value::Array(items) => items.clone(),
             other => vec![other.clone()],
