@@ -24,9 +24,11 @@ lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets --locked -- -D warnings
 
-demo:
-	$(CARGO) run --release --locked -- --demo call withings_daily_summary
-	$(CARGO) run --release --locked -- --demo call withings_weekly_summary
+# The main job on the built-in demo account: today's daily and weekly briefs.
+demo: release
+	$(BIN) --demo call withings_daily_summary --markdown
+	@echo
+	$(BIN) --demo call withings_weekly_summary --markdown
 
 # Start-up, memory and throughput of the release binary; writes BENCHMARKS.md.
 bench: release

@@ -27,6 +27,7 @@ if [ ! -x "$here/.venv/bin/python" ] || ! "$here/.venv/bin/python" -c 'import mc
     python3 -m venv "$here/.venv"
 fi
 "$here/.venv/bin/pip" install --quiet --disable-pip-version-check "mcp==2.3.0"
+"$here/.venv/bin/pip" install --quiet --disable-pip-version-check "jsonschema>=4.18"  # second schema validator for tests/it/briefs.rs (tests/schema_check.py)
 py="$here/.venv/bin/python"
 
 # Starts `withings-mcp --http --port 0` and sets $url from the line it prints on stderr.

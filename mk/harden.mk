@@ -42,12 +42,14 @@ fuzz-build:
 	cargo +nightly fuzz build $(FUZZ_BUILD_FLAGS)
 
 # The generated corpus lives in fuzz/corpus/<target> (gitignored); the committed seeds in
-# fuzz/seeds/<target> are read as a second, read-only corpus directory. A crash stops the run and
-# leaves the input in fuzz/artifacts/<target>/.
+# fuzz/seeds/<target> are read as a second, read-only corpus directory. A crash ends that target's
+# run and leaves the input in fuzz/artifacts/<target>/; the other targets still run, and the make
+# fails at the end naming the targets with findings.
 fuzz: fuzz-build
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@failed=""; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p fuzz/corpus/$$t fuzz/seeds/$$t; \
 	  echo "== fuzz $$t for $(FUZZ_SECS)s"; \
 	  cargo +nightly fuzz run $(FUZZ_BUILD_FLAGS) $$t fuzz/corpus/$$t fuzz/seeds/$$t -- \
-	    -max_total_time=$(FUZZ_SECS) -print_final_stats=1 $(FUZZ_FLAGS); \
-	done
+	    -max_total_time=$(FUZZ_SECS) -print_final_stats=1 $(FUZZ_FLAGS) || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: findings in:$$failed (inputs in fuzz/artifacts/)"; exit 1; fi

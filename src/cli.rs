@@ -71,6 +71,8 @@ pub struct CallOpts {
     pub tool: String,
     /// The arguments as JSON text; `None` means `{}`.
     pub json: Option<String>,
+    /// Print the markdown a person reads instead of `structuredContent`.
+    pub markdown: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -214,6 +216,7 @@ fn call(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
         match arg {
             Long("demo") => *demo = true,
             Long("json") => o.json = Some(p.value()?.string()?),
+            Long("markdown") => o.markdown = true,
             Short('h') | Long("help") => return Ok(Command::Help(CALL_HELP)),
             Value(v) if tool.is_none() => tool = Some(v.string()?),
             _ => return Err(arg.unexpected().into()),
@@ -355,10 +358,14 @@ Options:
 ";
 
 pub const CALL_HELP: &str = "\
-Usage: withings-mcp call TOOL [--json '{...}'] [--demo]
+Usage: withings-mcp call TOOL [--json '{...}'] [--markdown] [--demo]
 
 Runs one tool exactly as MCP tools/call would (same validation and defaults) and prints its
 structuredContent as JSON on stdout. Exit 1 when the result is an error, 2 on bad usage.
+
+Options:
+  --json '{...}'       the tool's arguments (default {})
+  --markdown           print the markdown rendering a person reads instead of the JSON
 
 Example: withings-mcp --demo call withings_list_body_measures --json '{\"limit\":5}'
 ";
@@ -401,7 +408,11 @@ mod tests {
         assert!(b.demo);
         assert_eq!(
             b.command,
-            Command::Call(CallOpts { tool: "withings_capabilities".into(), json: Some("{}".into()) })
+            Command::Call(CallOpts {
+                tool: "withings_capabilities".into(),
+                json: Some("{}".into()),
+                markdown: false
+            })
         );
         assert_eq!(ok(&["tools"]).command, Command::Tools);
         assert_eq!(ok(&["--version"]).command, Command::Version);

@@ -27,6 +27,14 @@ pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
         }
     };
     let (value, code) = match tools::run(ctx, &tool, &args) {
+        Ok(out) if opts.markdown => {
+            let text = match ctx.demo() {
+                true => format!("{}\n\n{}", tools::DEMO_NOTE, out.markdown.trim_end()),
+                false => out.markdown.trim_end().to_string(),
+            };
+            print_line(&text)?;
+            return Ok(0);
+        }
         Ok(out) => (dispatch::with_demo_flag(ctx, out.structured), 0),
         Err(e) => {
             eprintln!("withings-mcp: {e}");

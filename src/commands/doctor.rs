@@ -7,13 +7,30 @@ use std::io::Write;
 use serde_json::{Value, json};
 
 use crate::cli::DoctorOpts;
+use crate::commands::clients::{self, ClientKind, Os};
 use crate::tools::Ctx;
-use crate::tools::auth::{next_steps, readiness};
+use crate::tools::auth::{Check, next_steps, readiness};
 use crate::{Error, Result};
 
 /// Runs the command and returns the exit code.
 pub fn run(ctx: &Ctx, opts: &DoctorOpts) -> Result<u8> {
-    let (ready, checks) = readiness(&ctx.env, ctx.now);
+    let kind = match &opts.client {
+        Some(c) => Some(c.parse::<ClientKind>()?),
+        None => None,
+    };
+    let (mut ready, mut checks) = readiness(&ctx.env, ctx.now);
+    if let Some(kind) = kind {
+        let exe = std::env::current_exe().map_err(|e| Error::io("locating this binary", e))?;
+        let exe = exe.canonicalize().unwrap_or(exe);
+        let w = clients::check(&ctx.env.home()?, Os::current(), kind, &exe);
+        let where_ = w.path.map(|p| format!(" ({})", p.display())).unwrap_or_default();
+        checks.push(Check {
+            id: "client_wiring",
+            ok: w.ok,
+            detail: format!("{}: {}{where_}", kind.name(), w.detail),
+        });
+        ready &= w.ok;
+    }
     let steps = next_steps(ready, &checks);
     let text = match opts.json {
         true => {

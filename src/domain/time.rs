@@ -291,6 +291,11 @@ impl Zone {
     pub fn local_secs(&self, t: Instant) -> i64 {
         t.0.saturating_add(i64::from(self.offset_at(t)))
     }
+
+    /// Seconds after local midnight of the wall-clock time at `t` (0..86400).
+    pub fn secs_of_day(&self, t: Instant) -> i64 {
+        self.local_secs(t).rem_euclid(86_400)
+    }
 }
 
 impl TzRules {

@@ -301,7 +301,7 @@ fn success_result(ctx: &Ctx, args: &Value, out: Output) -> Value {
     let text = match json_text {
         true => serde_json::to_string_pretty(&structured).unwrap_or_default(),
         false if ctx.demo() => {
-            format!("> Demo account: synthetic data, not a real person's.\n\n{}", out.markdown)
+            format!("{}\n\n{}", tools::DEMO_NOTE, out.markdown)
         }
         false => out.markdown,
     };

@@ -239,8 +239,8 @@ fn nights(body: &Value, zones: &Zones) -> Vec<summary::Night> {
                 hr_average: n.get("hr_average").filter(|v| *v > 0.0),
                 hr_min: n.get("hr_min").filter(|v| *v > 0.0),
                 rr_average: n.get("rr_average").filter(|v| *v > 0.0),
-                bedtime_local_s: zone.local_secs(start),
-                wake_local_s: zone.local_secs(end),
+                bedtime_local_s: zone.secs_of_day(start),
+                wake_local_s: zone.secs_of_day(end),
                 nap: n.is_nap(zone).unwrap_or(false),
             })
         })

@@ -22,6 +22,22 @@ pub const DEFAULT_LIMIT: i64 = 100;
 /// Withings serves sleep detail for at most 7 days per request.
 const SLEEP_DETAIL_WINDOW_SECS: i64 = 7 * 86_400;
 
+// Withings returns only a default subset of fields unless asked (withings-api.md §3): a sleep
+// summary without `data_fields` has no sleep score and no heart rate. Ask for every field.
+const ACTIVITY_FIELDS: &str = "steps,distance,elevation,soft,moderate,intense,active,calories,totalcalories,\
+hr_average,hr_min,hr_max,hr_zone_0,hr_zone_1,hr_zone_2,hr_zone_3";
+const WORKOUT_FIELDS: &str = "calories,intensity,manual_intensity,manual_distance,manual_calories,hr_average,\
+hr_min,hr_max,hr_zone_0,hr_zone_1,hr_zone_2,hr_zone_3,pause_duration,algo_pause_duration,spo2_average,steps,\
+distance,elevation,pool_laps,strokes,pool_length,core_body_temperature_avg,core_body_temperature_min,\
+core_body_temperature_max,core_body_temperature_status";
+const SLEEP_SUMMARY_FIELDS: &str = "total_timeinbed,total_sleep_time,asleepduration,lightsleepduration,\
+deepsleepduration,remsleepduration,sleep_efficiency,sleep_latency,wakeup_latency,wakeupduration,wakeupcount,waso,\
+nb_rem_episodes,out_of_bed_count,hr_average,hr_min,hr_max,rr_average,rr_min,rr_max,snoring,snoringepisodecount,\
+sleep_score,night_events,breathing_disturbances_intensity,apnea_hypopnea_index,mvt_score_avg,\
+mvt_active_duration,rmssd_start_avg,rmssd_end_avg";
+const SLEEP_DETAIL_FIELDS: &str =
+    "hr,rr,snoring,sdnn_1,rmssd,hrv_quality,mvt_score,chest_movement_rate,breathing_sounds";
+
 /// How an action takes its date range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum DateStyle {
@@ -87,7 +103,7 @@ const ACTIVITY: Spec = Spec {
     style: DateStyle::Ymd,
     domain: Domain::Activity,
     default_days: 30,
-    fixed: &[],
+    fixed: &[("data_fields", ACTIVITY_FIELDS)],
     decode: |body, zones| {
         pair_rows(body, "activities", zones, |v, z| activity::decode_activity(v).to_json(z))
     },
@@ -103,7 +119,7 @@ const WORKOUTS: Spec = Spec {
     style: DateStyle::Ymd,
     domain: Domain::Workouts,
     default_days: 30,
-    fixed: &[],
+    fixed: &[("data_fields", WORKOUT_FIELDS)],
     decode: |body, zones| pair_rows(body, "series", zones, |v, z| workouts::decode_workout(v).to_json(z)),
     line: workout_line,
     noun: "workouts",
@@ -117,7 +133,7 @@ const SLEEP_SUMMARY: Spec = Spec {
     style: DateStyle::Ymd,
     domain: Domain::SleepSummary,
     default_days: 30,
-    fixed: &[],
+    fixed: &[("data_fields", SLEEP_SUMMARY_FIELDS)],
     decode: |body, zones| pair_rows(body, "series", zones, |v, z| sleep::decode_night(v).to_json(z)),
     line: night_line,
     noun: "sleeps",
@@ -131,7 +147,7 @@ const SLEEP_DETAIL: Spec = Spec {
     style: DateStyle::Epoch,
     domain: Domain::SleepDetail,
     default_days: 1,
-    fixed: &[],
+    fixed: &[("data_fields", SLEEP_DETAIL_FIELDS)],
     decode: |body, zones| pair_rows(body, "series", zones, |v, z| sleep::decode_segment(v).to_json(z)),
     line: segment_line,
     noun: "sleep segments",
@@ -756,7 +772,12 @@ fn activity_line(rec: &Value, units: Units) -> String {
 }
 
 fn workout_line(rec: &Value, units: Units) -> String {
-    let mut parts = vec![text(rec, "category_name").replace('_', " ")];
+    // A workout without a category still reads as one, not as an empty label.
+    let category = match text(rec, "category_name") {
+        "" => "workout".to_string(),
+        name => name.replace('_', " "),
+    };
+    let mut parts = vec![category];
     if let Some(m) = num(rec, "duration_minutes") {
         parts.push(format!("{} min", units::fmt_num(m, 0)));
     }

@@ -70,6 +70,9 @@ fn system_now() -> i64 {
         .unwrap_or(0)
 }
 
+/// The line that opens every markdown answer in demo mode.
+pub const DEMO_NOTE: &str = "> Demo account: synthetic data, not a real person's.";
+
 /// Hints for clients about what a tool does (MCP `ToolAnnotations`).
 #[derive(Debug, Clone, Copy)]
 pub struct Annotations {

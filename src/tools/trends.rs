@@ -283,8 +283,8 @@ fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zon
             let (start, end) = (n.start?, n.end?);
             Some(trends::Night {
                 day: zone.local_date(end).days(),
-                bedtime: zone.local_secs(start),
-                wake: zone.local_secs(end),
+                bedtime: zone.secs_of_day(start),
+                wake: zone.secs_of_day(end),
             })
         })
         .collect();

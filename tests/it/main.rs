@@ -3,6 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod access;
+mod briefs;
+mod data;
 mod fake;
 mod http;
 mod regressions;
