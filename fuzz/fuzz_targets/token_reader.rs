@@ -36,10 +36,13 @@ fn write_private(path: &std::path::Path, data: &[u8]) {
 
 fuzz_target!(|data: &[u8]| {
     let path = dir().join("tokens.json");
+    let state = tokens::pending_state_path(&path);
     write_private(&path, data);
     let loaded = tokens::load(&path);
-    write_private(&tokens::pending_state_path(&path), data);
+    write_private(&state, data);
     let _ = tokens::pending_state(&path, NOW);
+    // Nothing is left behind in /tmp but the (empty) per-process directory.
+    let _ = (std::fs::remove_file(&path), std::fs::remove_file(&state));
 
     let Ok(loaded) = loaded else { return };
     if let Some(t) = &loaded {
