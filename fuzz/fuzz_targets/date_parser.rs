@@ -29,7 +29,13 @@ fuzz_target!(|data: &[u8]| {
     zones.extend(posix);
     for zone in &zones {
         for days in [1, 7, 30] {
-            let r = time::resolve_range(after.as_ref().ok().copied(), before.as_ref().ok().copied(), zone, NOW, days);
+            let r = time::resolve_range(
+                after.as_ref().ok().copied(),
+                before.as_ref().ok().copied(),
+                zone,
+                NOW,
+                days,
+            );
             if let Ok(r) = r {
                 assert!(r.start < r.end, "empty range {r:?}");
                 assert!(r.start_date <= r.end_date, "days out of order {r:?}");
