@@ -55,3 +55,7 @@ dist: static
 	tar -C dist -czf $(DIST).tar.gz $(notdir $(DIST))
 	cd dist && sha256sum $(notdir $(DIST)).tar.gz > $(notdir $(DIST)).tar.gz.sha256
 	@cat $(DIST).tar.gz.sha256
+
+# `make audit` (cargo-deny against the vendored RustSec snapshot, offline) and `make fuzz`.
+# Included last so that `build` stays the default goal.
+include mk/harden.mk

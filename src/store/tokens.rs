@@ -63,7 +63,8 @@ impl fmt::Debug for Tokens {
 impl Tokens {
     /// True when the access token is good for at least `REFRESH_MARGIN_SECS` more.
     pub fn fresh_at(&self, now: i64) -> bool {
-        self.expires_at - now >= REFRESH_MARGIN_SECS
+        // Saturating: a corrupt file's expiry (e.g. i64::MIN) must read as stale, not overflow.
+        self.expires_at.saturating_sub(now) >= REFRESH_MARGIN_SECS
     }
 }
 
@@ -106,7 +107,8 @@ pub fn merge(old: Option<&Tokens>, grant: &Grant, now: i64) -> Result<Tokens> {
     Ok(Tokens {
         access_token,
         refresh_token,
-        expires_at: now + grant.expires_in.unwrap_or(10800),
+        // Saturating: `expires_in` comes from the network and may be any i64.
+        expires_at: now.saturating_add(grant.expires_in.unwrap_or(10800)),
         scope: keep(&grant.scope, old.map(|t| &t.scope)),
         userid: grant.userid.clone().or_else(|| old.and_then(|t| t.userid.clone())),
         token_type: keep(&grant.token_type, old.map(|t| &t.token_type)),
@@ -264,7 +266,7 @@ pub fn pending_state(token_path: &Path, now: i64) -> Option<String> {
     let text = fs::read_to_string(pending_state_path(token_path)).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     let created = v.get("created_at")?.as_i64()?;
-    match now - created < PENDING_STATE_SECS {
+    match now.saturating_sub(created) < PENDING_STATE_SECS {
         true => v.get("state")?.as_str().map(str::to_string),
         false => None,
     }

@@ -210,11 +210,15 @@ pub fn readiness(env: &Env, now: i64) -> (bool, Vec<Check>) {
     }
     let (expiry_ok, has_refresh) = match &token {
         Some(t) => {
-            let left = t.expires_at - now;
+            // Saturating: the file may hold any i64 (a corrupt or hand-edited expiry).
+            let left = t.expires_at.saturating_sub(now);
             let detail = match left > 0 {
                 true => format!("access token valid for {} more minutes", left / 60),
                 false => {
-                    format!("access token expired {} minutes ago; it is refreshed automatically", -left / 60)
+                    format!(
+                        "access token expired {} minutes ago; it is refreshed automatically",
+                        left.unsigned_abs() / 60
+                    )
                 }
             };
             push("token_expiry", left > 0, detail);

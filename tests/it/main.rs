@@ -8,5 +8,6 @@ mod data;
 mod demo;
 mod fake;
 mod http;
+mod regressions;
 mod setup;
 mod stdio;
