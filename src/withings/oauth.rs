@@ -219,7 +219,11 @@ pub fn decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        // Exactly two hex digits: `from_str_radix` alone would also take a sign ("%+1").
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|h| std::str::from_utf8(h).ok());
         match (b, hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
             (b'%', Some(v)) => {
                 out.push(v);
@@ -246,6 +250,21 @@ fn safe_text(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_decoding_needs_two_hex_digits() {
+        let cases = [
+            ("a%20b", "a b"),
+            ("a+b", "a b"),
+            ("%+1", "% 1"),
+            ("%-1x", "%-1x"),
+            ("%4", "%4"),
+            ("%41%42", "AB"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(decode(input), want, "{input}");
+        }
+    }
 
     #[test]
     fn authorize_url_is_encoded_and_comma_joins_scopes() {
