@@ -30,9 +30,10 @@ demo: release
 	@echo
 	$(BIN) --demo call withings_weekly_summary --markdown
 
-# Start-up, memory and throughput of the release binary; writes BENCHMARKS.md.
-bench: release
-	python3 bench/bench.py $(BIN) --out BENCHMARKS.md
+# Start-up, memory and throughput of the shipped static binary and the glibc release build;
+# writes BENCHMARKS.md. Run it on a quiet machine: the figures are wall-clock.
+bench: release static
+	python3 bench/bench.py $(STATIC) $(BIN) --out BENCHMARKS.md
 
 # Python mcp SDK over stdio and HTTP, then the official conformance suite against --http.
 interop: release
