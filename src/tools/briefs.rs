@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::domain::summary::{self, Fetch, Inputs};
 use crate::domain::time::{self, CivilDate, Instant, Range, Zone, Zones};
+use crate::domain::units::Units;
 use crate::domain::{activity, heart, measures, sleep};
 use crate::tools::data::{self, Source};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
@@ -29,6 +30,7 @@ pub fn tools() -> Vec<Tool> {
             input_schema: input_schema(
                 json!({
                     "date": {"type": "string", "description": "the day, YYYY-MM-DD (default: today in your zone)"},
+                    "units": units_prop(),
                 }),
                 &[],
             ),
@@ -47,6 +49,7 @@ pub fn tools() -> Vec<Tool> {
                 json!({
                     "days": {"type": "integer", "minimum": 1, "maximum": 90, "default": 7, "description": "days in the current window, ending today"},
                     "compare_days": {"type": "integer", "minimum": 0, "maximum": 90, "default": 7, "description": "days in the prior window to compare with (0 = no comparison)"},
+                    "units": units_prop(),
                 }),
                 &[],
             ),
@@ -57,6 +60,14 @@ pub fn tools() -> Vec<Tool> {
     ]
 }
 
+fn units_prop() -> Value {
+    json!({
+        "type": "string",
+        "enum": Units::NAMES,
+        "description": "units for masses and distances in the text: metric, imperial or uk (default WITHINGS_UNITS); the JSON stays in SI (fields named _kg, _km)",
+    })
+}
+
 fn with_demo(mut schema: Value) -> Value {
     if let Some(p) = schema.get_mut("properties").and_then(Value::as_object_mut) {
         p.insert("demo".into(), json!({"type": "boolean"}));
@@ -65,7 +76,8 @@ fn with_demo(mut schema: Value) -> Value {
 }
 
 fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    let zone = ctx.zone()?;
+    let s = data::settings(ctx, args)?;
+    let zone = s.zone;
     let today = zone.local_date(Instant(ctx.now));
     let day = match args.get("date").and_then(Value::as_str) {
         None => today,
@@ -80,21 +92,22 @@ fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let first = day.add_days(-summary::DAILY_LOOKBACK_DAYS);
     let (inputs, requests) = gather(ctx, &zone, first, day)?;
     let mut v = summary::daily(&inputs, day.days(), today.days(), &label);
-    annotate(&mut v, &zone, requests);
-    let markdown = summary::daily_markdown(&v);
+    annotate(&mut v, &zone, requests, s.units);
+    let markdown = summary::daily_markdown(&v, s.units);
     Ok(Output { structured: v, markdown, extra: Vec::new() })
 }
 
 fn weekly(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    let zone = ctx.zone()?;
+    let s = data::settings(ctx, args)?;
+    let zone = s.zone;
     let today = zone.local_date(Instant(ctx.now));
     let days = args.get("days").and_then(Value::as_i64).unwrap_or(7);
     let compare = args.get("compare_days").and_then(Value::as_i64).unwrap_or(7);
     let first = today.add_days(-(days + compare) + 1);
     let (inputs, requests) = gather(ctx, &zone, first, today)?;
     let mut v = summary::weekly(&inputs, today.days(), days, compare, &label);
-    annotate(&mut v, &zone, requests);
-    let markdown = summary::weekly_markdown(&v);
+    annotate(&mut v, &zone, requests, s.units);
+    let markdown = summary::weekly_markdown(&v, s.units);
     Ok(Output { structured: v, markdown, extra: Vec::new() })
 }
 
@@ -102,10 +115,12 @@ fn label(day: i64) -> String {
     CivilDate::from_days(day).to_string()
 }
 
-/// Adds the zone and the upstream cost to a brief (both allowed by its schema's open top level).
-fn annotate(v: &mut Value, zone: &Zone, requests: usize) {
+/// Adds the zone, the display units and the upstream cost to a brief (allowed by its schema's
+/// open top level).
+fn annotate(v: &mut Value, zone: &Zone, requests: usize, units: Units) {
     if let Some(obj) = v.as_object_mut() {
         obj.insert("zone".into(), json!(zone.name()));
+        obj.insert("units".into(), json!(units.as_str()));
         obj.insert("upstream_requests".into(), json!(requests));
     }
 }

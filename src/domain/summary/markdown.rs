@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::domain::summary::DOMAINS;
+use crate::domain::units::{self, Units};
 
 /// Field readers and number formatting shared by both renderings.
 pub(crate) mod md {
@@ -71,8 +72,21 @@ pub(crate) mod md {
     }
 }
 
-/// A person-friendly rendering of a [`daily`] answer.
-pub fn daily_markdown(v: &Value) -> String {
+/// A mass in kilograms shown in `units` ("72.4 kg", "159.6 lb", "11 st 5.6 lb").
+fn mass(kg: f64, dp: u32, u: Units) -> String {
+    units::format_quantity(kg, "kg", u, dp).unwrap_or_else(|| format!("{} kg", md::n(kg, dp as usize)))
+}
+
+/// A change of mass, signed, in pounds outside metric (stones make poor deltas).
+fn mass_change(kg: f64, dp: usize, u: Units) -> String {
+    match units::convert(kg, "kg", u) {
+        Some((x, unit)) => format!("{} {unit}", md::signed(x, dp)),
+        None => format!("{} kg", md::signed(kg, dp)),
+    }
+}
+
+/// A person-friendly rendering of a [`daily`] answer, with masses and distances in `u`.
+pub fn daily_markdown(v: &Value, u: Units) -> String {
     let date = md::s(v, "/date").unwrap_or("?");
     let mut out = String::new();
     let suffix = match v["is_today"].as_bool() {
@@ -120,8 +134,8 @@ pub fn daily_markdown(v: &Value) -> String {
             if let Some(s) = md::f(a, "/steps") {
                 parts.push(format!("{} steps", md::n(s, 0)));
             }
-            if let Some(d) = md::f(a, "/distance_km") {
-                parts.push(format!("{} km", md::n(d, 2)));
+            if let Some((d, unit)) = md::f(a, "/distance_km").and_then(|d| units::distance(d * 1000.0, u)) {
+                parts.push(format!("{} {unit}", md::n(d, 2)));
             }
             if let Some(m) = md::f(a, "/active_minutes") {
                 parts.push(format!("{} active min", md::n(m, 0)));
@@ -146,11 +160,11 @@ pub fn daily_markdown(v: &Value) -> String {
         Some("failed") => out
             .push_str(&format!("- Could not be read: {}\n", md::s(b, "/reason").unwrap_or("unknown error"))),
         Some("measured") => {
-            out.push_str(&weighin_line(&b["weighin"]));
+            out.push_str(&weighin_line(&b["weighin"], u));
             if let Some(c) = md::f(b, "/change/weight_kg") {
                 out.push_str(&format!(
-                    "- Change: {} kg since {} ({})\n",
-                    md::signed(c, 2),
+                    "- Change: {} since {} ({})\n",
+                    mass_change(c, 2, u),
                     md::s(b, "/change/since_date").unwrap_or("?"),
                     md::days(md::f(b, "/change/days").unwrap_or(0.0))
                 ));
@@ -158,7 +172,7 @@ pub fn daily_markdown(v: &Value) -> String {
         }
         Some("not_measured") => {
             out.push_str(&format!("- No weigh-in on {date}. Latest before:\n"));
-            out.push_str(&format!("  {}", weighin_line(&b["latest_before"])));
+            out.push_str(&format!("  {}", weighin_line(&b["latest_before"], u)));
         }
         _ => out.push_str("- No weigh-ins recorded.\n"),
     }
@@ -256,19 +270,17 @@ fn night_lines(n: &Value) -> String {
     out
 }
 
-fn weighin_line(w: &Value) -> String {
+fn weighin_line(w: &Value, u: Units) -> String {
     let mut parts = vec![match md::f(w, "/weight_kg") {
-        Some(kg) => format!("{} kg", md::n(kg, 2)),
+        Some(kg) => mass(kg, 2, u),
         None => "weight unknown".into(),
     }];
-    for (p, what, unit, dp) in [
-        ("/fat_ratio_pct", "body fat", "%", 1),
-        ("/muscle_mass_kg", "muscle", "kg", 1),
-        ("/hydration_kg", "water", "kg", 1),
-        ("/bone_mass_kg", "bone", "kg", 1),
-    ] {
+    if let Some(x) = md::f(w, "/fat_ratio_pct") {
+        parts.push(format!("body fat {} %", md::n(x, 1)));
+    }
+    for (p, what) in [("/muscle_mass_kg", "muscle"), ("/hydration_kg", "water"), ("/bone_mass_kg", "bone")] {
         if let Some(x) = md::f(w, p) {
-            parts.push(format!("{what} {} {unit}", md::n(x, dp)));
+            parts.push(format!("{what} {}", mass(x, 1, u)));
         }
     }
     format!("- Weigh-in {}: {}\n", md::s(w, "/date").unwrap_or("?"), parts.join(", "))
@@ -325,8 +337,8 @@ pub(crate) fn quality_md(v: &Value) -> String {
     out
 }
 
-/// A person-friendly rendering of a [`weekly`] answer.
-pub fn weekly_markdown(v: &Value) -> String {
+/// A person-friendly rendering of a [`weekly`] answer, with masses in `u`.
+pub fn weekly_markdown(v: &Value, u: Units) -> String {
     let mut out = format!(
         "# Withings weekly brief: {} to {}\n\n",
         md::s(v, "/window/start").unwrap_or("?"),
@@ -365,13 +377,23 @@ pub fn weekly_markdown(v: &Value) -> String {
         Some(x) => format!("{}{unit}", md::n(x, dp)),
         None => "no data".to_string(),
     };
+    // Masses are converted for display; every other row is unit-neutral.
+    let (mass_factor, mass_unit) = match units::convert(1.0, "kg", u) {
+        Some((f, unit)) => (f, format!(" {unit}")),
+        None => (1.0, " kg".to_string()),
+    };
     for (key, name, unit, dp) in rows {
-        let c = md::f(v, &format!("/scorecard/current/{key}"));
+        let (factor, unit) = match key {
+            "latest_weight_kg" => (mass_factor, mass_unit.as_str()),
+            _ => (1.0, unit),
+        };
+        let scaled = |x: Option<f64>| x.map(|x| x * factor);
+        let c = scaled(md::f(v, &format!("/scorecard/current/{key}")));
         let line = match has_prev {
             true => {
-                let p = md::f(v, &format!("/scorecard/previous/{key}"));
+                let p = scaled(md::f(v, &format!("/scorecard/previous/{key}")));
                 let ch = match (
-                    md::f(v, &format!("/scorecard/delta/{key}/change")),
+                    scaled(md::f(v, &format!("/scorecard/delta/{key}/change"))),
                     md::f(v, &format!("/scorecard/delta/{key}/change_pct")),
                 ) {
                     (Some(a), Some(p)) => format!("{}{unit} ({} %)", md::signed(a, dp), md::signed(p, 1)),
@@ -399,7 +421,7 @@ pub fn weekly_markdown(v: &Value) -> String {
             }
             _ => "last weigh-in minus first",
         };
-        out.push_str(&format!("Weight change: {} kg ({how}).\n", md::signed(w, 2)));
+        out.push_str(&format!("Weight change: {} ({how}).\n", mass_change(w, 2, u)));
     }
     if let Some(b) = md::s(cur, "/avg_bedtime") {
         out.push_str(&format!(

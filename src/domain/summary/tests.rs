@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use super::*;
 use crate::domain::summary::markdown::md;
+use crate::domain::units::Units;
 use crate::tools::schema::check;
 
 /// 2024-10-04.
@@ -117,16 +118,23 @@ fn assert_well_formed(v: &Value, schema: &Value, markdown: &str) {
 
 fn daily_checked(inputs: &Inputs, day: i64, today: i64) -> (Value, String) {
     let v = daily(inputs, day, today, &label);
-    let m = daily_markdown(&v);
+    let m = daily_markdown(&v, Units::Metric);
     assert_well_formed(&v, &daily_output_schema(), &m);
+    assert_no_kilograms(&daily_markdown(&v, Units::Imperial));
     (v, m)
 }
 
 fn weekly_checked(inputs: &Inputs, today: i64, days: i64, compare: i64) -> (Value, String) {
     let v = weekly(inputs, today, days, compare, &label);
-    let m = weekly_markdown(&v);
+    let m = weekly_markdown(&v, Units::Metric);
     assert_well_formed(&v, &weekly_output_schema(), &m);
+    assert_no_kilograms(&weekly_markdown(&v, Units::Uk));
     (v, m)
+}
+
+/// Outside metric, every mass and distance in the text is converted: no kg or km is left.
+fn assert_no_kilograms(markdown: &str) {
+    assert!(!markdown.contains(" kg") && !markdown.contains(" km"), "{markdown}");
 }
 
 #[test]
