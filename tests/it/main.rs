@@ -7,6 +7,7 @@ mod briefs;
 mod data;
 mod demo;
 mod fake;
+mod faults;
 mod http;
 mod setup;
 mod stdio;
