@@ -4,6 +4,7 @@
 
 mod access;
 mod briefs;
+mod concurrency;
 mod data;
 mod demo;
 mod fake;
