@@ -1,14 +1,18 @@
 //! Loopback Streamable HTTP: stateless, JSON responses only, one request at a time.
 //!
-//! tiny_http reads connections on its own threads; every request is handled here, on the calling
-//! thread, in arrival order. Every response says `Connection: close`: a single-threaded server
-//! that lets clients keep idle sockets around stalls the next client (mcp.md, gotcha 1).
+//! tiny_http reads request heads on its own threads. Each request then gets a short-lived I/O
+//! thread of ours that reads its body and writes its answer; only the complete message crosses to
+//! the calling thread, which handles every MCP message, one at a time, in order of completion.
+//! So a client that stalls mid-body or never reads its answer (slow loris) holds up only its own
+//! connection, never the handler. Every response says `Connection: close`: a single-threaded
+//! server that lets clients keep idle sockets around stalls the next client (mcp.md, gotcha 1).
 //!
 //! The checks (Host/Origin against DNS rebinding, media types, body size, protocol headers) are
 //! pure functions over a header list, so they are tested with tables; `run` only does the I/O.
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener};
+use std::sync::mpsc;
 
 use serde_json::{Value, json};
 
@@ -35,9 +39,47 @@ pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<()> {
         .map_err(|e| Error::io("listening socket", std::io::Error::other(e.to_string())))?;
     // Tests and scripts parse this line for the real port when asked for port 0.
     eprintln!("withings-mcp: listening on http://{bound}/mcp (GET /health)");
+    let (events, inbox) = mpsc::channel::<Event>();
+    std::thread::spawn(move || accept(&server, &events));
+    for event in inbox {
+        match event {
+            Event::Message(job) => {
+                let reply = handle_mcp(ctx, job.version, &job.headers, &job.body);
+                // The I/O thread is gone only when its client is; nobody to tell.
+                let _ = job.reply.send(reply);
+            }
+            Event::Failed(e) => return Err(Error::io("accepting HTTP connections", e)),
+        }
+    }
+    Err(Error::io("accepting HTTP connections", std::io::Error::other("the connection thread stopped")))
+}
+
+/// A complete MCP message for the handling thread; the answer goes back on `reply`.
+struct Job {
+    version: Option<&'static str>,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    reply: mpsc::Sender<Reply>,
+}
+
+enum Event {
+    Message(Job),
+    Failed(std::io::Error),
+}
+
+/// Hands every request to an I/O thread of its own until the listener fails.
+fn accept(server: &tiny_http::Server, events: &mpsc::Sender<Event>) {
     loop {
-        let request = server.recv().map_err(|e| Error::io("accepting HTTP connections", e))?;
-        serve_one(ctx, request);
+        match server.recv() {
+            Ok(request) => {
+                let events = events.clone();
+                std::thread::spawn(move || serve_one(request, &events));
+            }
+            Err(e) => {
+                let _ = events.send(Event::Failed(e));
+                return;
+            }
+        }
     }
 }
 
@@ -381,8 +423,9 @@ fn health() -> Reply {
     Reply::json(200, &json!({"status": "ok", "name": "withings-mcp", "version": VERSION}))
 }
 
-/// Reads, routes and answers one request.
-fn serve_one(ctx: &Ctx, mut request: tiny_http::Request) {
+/// Reads, routes and answers one request, on its own I/O thread; an MCP message is handled by
+/// the handling thread (`run`).
+fn serve_one(mut request: tiny_http::Request, events: &mpsc::Sender<Event>) {
     let headers: Vec<(String, String)> = request
         .headers()
         .iter()
@@ -394,17 +437,30 @@ fn serve_one(ctx: &Ctx, mut request: tiny_http::Request) {
         Err(reply) => reply,
         Ok(Route::Health) => health(),
         Ok(Route::Mcp(version)) => match read_body(&mut request) {
-            Some(body) => handle_mcp(ctx, version, &headers, &body),
+            Some(body) => handle_elsewhere(events, version, headers, body),
             None => too_large(),
         },
     };
     match request.body_length().is_some_and(|n| n > BODY_LIMIT) {
         // tiny_http drains an unread body when the request is dropped, allocating the announced
-        // size at once; drain it in small chunks on a helper thread instead.
-        true => {
-            std::thread::spawn(move || discard_then_reply(request, &reply, head_only));
-        }
+        // size at once; drain it in small chunks instead.
+        true => discard_then_reply(request, &reply, head_only),
         false => write_reply(request.into_writer(), &reply, head_only),
+    }
+}
+
+/// Sends a complete message to the handling thread and waits for its answer.
+fn handle_elsewhere(
+    events: &mpsc::Sender<Event>,
+    version: Option<&'static str>,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+) -> Reply {
+    let (reply, answer) = mpsc::channel();
+    let sent = events.send(Event::Message(Job { version, headers, body, reply }));
+    match sent.ok().and_then(|()| answer.recv().ok()) {
+        Some(r) => r,
+        None => Reply::rpc_error(503, RpcError::new(jsonrpc::INTERNAL_ERROR, "the server is shutting down")),
     }
 }
 
@@ -465,6 +521,7 @@ fn reason(status: u16) -> &'static str {
         406 => "Not Acceptable",
         413 => "Payload Too Large",
         415 => "Unsupported Media Type",
+        503 => "Service Unavailable",
         _ => "Status",
     }
 }

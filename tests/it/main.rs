@@ -10,5 +10,6 @@ mod demo;
 mod fake;
 mod faults;
 mod http;
+mod load;
 mod setup;
 mod stdio;
