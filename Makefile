@@ -16,9 +16,13 @@ build:
 release:
 	$(CARGO) build --release --locked
 
-# Unit tests (src/**) and end-to-end tests of the real binary (tests/it).
+# Unit tests (src/**) and end-to-end tests of the real binary (tests/it). The fault, load and
+# concurrency suites measure timeouts and races, so they run one at a time, after the rest, on
+# an otherwise idle machine (2 cores in CI).
+SERIAL_TESTS := faults:: load:: concurrency::
 test:
-	$(CARGO) test --locked
+	$(CARGO) test --locked -- $(addprefix --skip ,$(SERIAL_TESTS))
+	$(CARGO) test --locked --test it -- --test-threads=1 $(SERIAL_TESTS)
 
 lint:
 	$(CARGO) fmt --check

@@ -1,14 +1,25 @@
 //! Loopback Streamable HTTP: stateless, JSON responses only, one request at a time.
 //!
-//! tiny_http reads connections on its own threads; every request is handled here, on the calling
-//! thread, in arrival order. Every response says `Connection: close`: a single-threaded server
-//! that lets clients keep idle sockets around stalls the next client (mcp.md, gotcha 1).
+//! Each connection gets a short-lived I/O thread that reads its head and body under a timeout
+//! and writes its answer; only the complete message crosses to the calling thread, which handles
+//! every MCP message, one at a time, in order of completion. So a client that stalls (slow loris)
+//! or never reads its answer holds up only its own connection, never the handler or another
+//! client. Every response says `Connection: close`: a single-threaded server that lets clients
+//! keep idle sockets around stalls the next client (mcp.md, gotcha 1).
+//!
+//! Why not tiny_http here (README, "Architecture"): tiny_http 0.12 reads heads on a pool that
+//! queues new connections behind busy threads and has no read timeouts, so a handful of stalled
+//! clients froze every later one. HTTP/1.1 for one JSON POST is small enough to read by hand;
+//! tiny_http still serves the one-shot OAuth callback.
 //!
 //! The checks (Host/Origin against DNS rebinding, media types, body size, protocol headers) are
 //! pure functions over a header list, so they are tested with tables; `run` only does the I/O.
 
-use std::io::{Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpListener};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -23,6 +34,14 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 /// The address used when neither flags nor environment name one.
 pub const DEFAULT_HOST: &str = "127.0.0.1";
 pub const DEFAULT_PORT: u16 = 3000;
+/// The largest request head (request line and headers).
+const HEAD_LIMIT: usize = 16 * 1024;
+/// A client that sends or reads nothing for this long is dropped.
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once; more are answered 503 at once (a loopback server for one user).
+const MAX_CONNECTIONS: usize = 256;
+/// An oversized body is read and discarded up to this much, so the client sees the 413.
+const DRAIN_LIMIT: usize = 64 * 1024 * 1024;
 
 /// Serves MCP over HTTP on a loopback address until the process is stopped.
 pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<()> {
@@ -31,14 +50,66 @@ pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<()> {
     let listener = TcpListener::bind(SocketAddr::new(ip, port))
         .map_err(|e| Error::io(format!("listening on {host}:{port}"), e))?;
     let bound = listener.local_addr().map_err(|e| Error::io("listening socket", e))?;
-    let server = tiny_http::Server::from_listener(listener, None)
-        .map_err(|e| Error::io("listening socket", std::io::Error::other(e.to_string())))?;
     // Tests and scripts parse this line for the real port when asked for port 0.
     eprintln!("withings-mcp: listening on http://{bound}/mcp (GET /health)");
-    loop {
-        let request = server.recv().map_err(|e| Error::io("accepting HTTP connections", e))?;
-        serve_one(ctx, request);
+    let (events, inbox) = mpsc::channel::<Event>();
+    std::thread::spawn(move || accept(&listener, &events));
+    for event in inbox {
+        match event {
+            Event::Message(job) => {
+                let reply = handle_mcp(ctx, job.version, &job.headers, &job.body);
+                // The I/O thread is gone only when its client is; nobody to tell.
+                let _ = job.reply.send(reply);
+            }
+            Event::Failed(e) => return Err(Error::io("accepting HTTP connections", e)),
+        }
     }
+    Err(Error::io("accepting HTTP connections", std::io::Error::other("the connection thread stopped")))
+}
+
+/// A complete MCP message for the handling thread; the answer goes back on `reply`.
+struct Job {
+    version: Option<&'static str>,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    reply: mpsc::Sender<Reply>,
+}
+
+enum Event {
+    Message(Job),
+    Failed(std::io::Error),
+}
+
+/// Hands every connection to an I/O thread of its own until the listener fails.
+fn accept(listener: &TcpListener, events: &mpsc::Sender<Event>) {
+    let open = Arc::new(AtomicUsize::new(0));
+    for conn in listener.incoming() {
+        match conn {
+            Ok(stream) => {
+                let (events, open) = (events.clone(), Arc::clone(&open));
+                std::thread::spawn(move || {
+                    let busy = open.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS;
+                    match busy {
+                        true => write_reply(&stream, &busy_reply(), false),
+                        false => serve_conn(&stream, &events),
+                    }
+                    open.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+            // A connection that died before it was accepted, or a full file table: keep going.
+            Err(e) if e.kind() != std::io::ErrorKind::InvalidInput => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            Err(e) => {
+                let _ = events.send(Event::Failed(e));
+                return;
+            }
+        }
+    }
+}
+
+fn busy_reply() -> Reply {
+    Reply::rpc_error(503, RpcError::new(jsonrpc::INTERNAL_ERROR, "too many connections; try again"))
 }
 
 /// Host and port from flags, then the environment, then the defaults.
@@ -381,66 +452,219 @@ fn health() -> Reply {
     Reply::json(200, &json!({"status": "ok", "name": "withings-mcp", "version": VERSION}))
 }
 
-/// Reads, routes and answers one request.
-fn serve_one(ctx: &Ctx, mut request: tiny_http::Request) {
-    let headers: Vec<(String, String)> = request
-        .headers()
-        .iter()
-        .map(|h| (h.field.as_str().as_str().to_ascii_lowercase(), h.value.as_str().to_string()))
-        .collect();
-    let method = request.method().as_str().to_string();
-    let head_only = method == "HEAD";
-    let reply = match precheck(&method, request.url(), &headers) {
-        Err(reply) => reply,
-        Ok(Route::Health) => health(),
-        Ok(Route::Mcp(version)) => match read_body(&mut request) {
-            Some(body) => handle_mcp(ctx, version, &headers, &body),
-            None => too_large(),
-        },
+/// Reads, routes and answers one request, on its own I/O thread; an MCP message is handled by
+/// the handling thread (`run`).
+fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>) {
+    // A stalled client times out here, on its own thread, without touching anyone else.
+    let _ = stream.set_read_timeout(Some(IO_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
+    let mut reader = BufReader::with_capacity(8 * 1024, stream);
+    let head = match read_head(&mut reader) {
+        Ok(h) => h,
+        Err(HeadError::Gone) => return,
+        Err(HeadError::TooLarge) => return write_reply(stream, &Reply::empty(431), false),
+        Err(HeadError::Malformed) => return write_reply(stream, &bad_request(), false),
     };
-    match request.body_length().is_some_and(|n| n > BODY_LIMIT) {
-        // tiny_http drains an unread body when the request is dropped, allocating the announced
-        // size at once; drain it in small chunks on a helper thread instead.
-        true => {
-            std::thread::spawn(move || discard_then_reply(request, &reply, head_only));
+    let head_only = head.method == "HEAD";
+    let reply = match precheck(&head.method, &head.url, &head.headers) {
+        Err(reply) => {
+            drain(&mut reader, &head.headers);
+            reply
         }
-        false => write_reply(request.into_writer(), &reply, head_only),
+        Ok(Route::Health) => health(),
+        Ok(Route::Mcp(version)) => {
+            if header(&head.headers, "expect").is_some_and(|e| e.eq_ignore_ascii_case("100-continue")) {
+                let _ = (&*stream).write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
+            }
+            match read_body(&mut reader, &head.headers) {
+                Ok(body) => handle_elsewhere(events, version, head.headers, body),
+                Err(BodyError::TooLarge) => {
+                    drain(&mut reader, &head.headers);
+                    too_large()
+                }
+                Err(BodyError::Malformed) => bad_request(),
+                Err(BodyError::Gone) => return,
+            }
+        }
+    };
+    write_reply(stream, &reply, head_only);
+}
+
+fn bad_request() -> Reply {
+    Reply::rpc_error(
+        400,
+        RpcError::new(jsonrpc::PARSE_ERROR, "bad request: not an HTTP/1.1 request this server can read"),
+    )
+}
+
+/// A parsed request head: method, target and headers with lowercase names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeadError {
+    /// The client closed or timed out before a complete head.
+    Gone,
+    TooLarge,
+    Malformed,
+}
+
+/// Reads up to the blank line that ends the head, at most `HEAD_LIMIT` bytes.
+fn read_head(reader: &mut dyn BufRead) -> std::result::Result<Head, HeadError> {
+    let mut raw = Vec::new();
+    loop {
+        let room = (HEAD_LIMIT + 1).saturating_sub(raw.len()) as u64;
+        let mut line = Vec::new();
+        match reader.take(room).read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return Err(HeadError::Gone),
+            Ok(_) => {}
+        }
+        let blank = line == b"\r\n" || line == b"\n";
+        match (blank, raw.is_empty()) {
+            // Blank lines before the request line are tolerated (RFC 9112 §2.2).
+            (true, true) => continue,
+            (true, false) => return parse_head(&raw).ok_or(HeadError::Malformed),
+            _ => raw.extend_from_slice(&line),
+        }
+        if raw.len() > HEAD_LIMIT {
+            return Err(HeadError::TooLarge);
+        }
+        if !line.ends_with(b"\n") {
+            return Err(HeadError::Gone);
+        }
     }
 }
 
-fn discard_then_reply(mut request: tiny_http::Request, reply: &Reply, head_only: bool) {
-    let announced = request.body_length().unwrap_or(0);
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut seen = 0usize;
-    let reader = request.as_reader();
-    while seen < announced {
-        match reader.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => seen += n,
+/// Parses a request head; `None` for anything that is not `METHOD target HTTP/1.x` plus headers.
+pub fn parse_head(raw: &[u8]) -> Option<Head> {
+    let text = std::str::from_utf8(raw).ok()?;
+    let mut lines = text.split('\n').map(|l| l.trim_end_matches('\r')).skip_while(|l| l.is_empty());
+    let mut parts = lines.next()?.split(' ');
+    let (method, url, version) = (parts.next()?, parts.next()?, parts.next()?);
+    let token = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic());
+    if parts.next().is_some() || !token(method) || !url.starts_with('/') || !version.starts_with("HTTP/1.") {
+        return None;
+    }
+    let mut headers = Vec::new();
+    for line in lines.take_while(|l| !l.is_empty()) {
+        let (name, value) = line.split_once(':')?;
+        if name.is_empty() || name.bytes().any(|b| b.is_ascii_whitespace() || b.is_ascii_control()) {
+            return None;
         }
+        headers.push((name.to_ascii_lowercase(), value.trim().to_string()));
     }
-    match seen >= announced {
-        true => write_reply(request.into_writer(), reply, head_only),
-        // The client went away mid-body: nobody is left to answer, and dropping the request
-        // would make tiny_http allocate the missing length.
-        false => std::mem::forget(request),
-    }
+    Some(Head { method: method.to_string(), url: url.to_string(), headers })
 }
 
-/// Reads at most `BODY_LIMIT` bytes; None when the body is larger.
-fn read_body(request: &mut tiny_http::Request) -> Option<Vec<u8>> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BodyError {
+    Gone,
+    TooLarge,
+    Malformed,
+}
+
+/// Reads a body of at most `BODY_LIMIT` bytes, by `Content-Length` or chunked; none without either.
+fn read_body(reader: &mut dyn BufRead, headers: &Headers) -> std::result::Result<Vec<u8>, BodyError> {
+    let chunked =
+        header(headers, "transfer-encoding").is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
+    if chunked {
+        return read_chunked(reader);
+    }
+    let len = match header(headers, "content-length") {
+        None => return Ok(Vec::new()),
+        Some(v) => v.trim().parse::<usize>().map_err(|_| BodyError::Malformed)?,
+    };
+    if len > BODY_LIMIT {
+        return Err(BodyError::TooLarge);
+    }
+    let mut body = vec![0u8; len];
+    reader.read_exact(&mut body).map_err(|_| BodyError::Gone)?;
+    Ok(body)
+}
+
+fn read_chunked(reader: &mut dyn BufRead) -> std::result::Result<Vec<u8>, BodyError> {
     let mut body = Vec::new();
-    let limit = BODY_LIMIT as u64 + 1;
-    match request.as_reader().take(limit).read_to_end(&mut body) {
-        Ok(_) if body.len() <= BODY_LIMIT => Some(body),
-        Ok(_) => None,
-        // A broken upload is answered like garbage: the parser names it.
-        Err(_) => Some(body),
+    loop {
+        let mut line = Vec::new();
+        match reader.take(1024).read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return Err(BodyError::Gone),
+            Ok(_) => {}
+        }
+        let text = std::str::from_utf8(&line).map_err(|_| BodyError::Malformed)?;
+        let size_text = text.trim().split(';').next().unwrap_or("");
+        let size = usize::from_str_radix(size_text, 16).map_err(|_| BodyError::Malformed)?;
+        if size == 0 {
+            // Trailers, then the final blank line.
+            loop {
+                let mut t = Vec::new();
+                match reader.take(1024).read_until(b'\n', &mut t) {
+                    Ok(0) | Err(_) => return Err(BodyError::Gone),
+                    Ok(_) if t == b"\r\n" || t == b"\n" => return Ok(body),
+                    Ok(_) => {}
+                }
+            }
+        }
+        if body.len() + size > BODY_LIMIT {
+            return Err(BodyError::TooLarge);
+        }
+        let start = body.len();
+        body.resize(start + size, 0);
+        reader.read_exact(&mut body[start..]).map_err(|_| BodyError::Gone)?;
+        let mut crlf = [0u8; 2];
+        reader.read_exact(&mut crlf).map_err(|_| BodyError::Gone)?;
+        if &crlf != b"\r\n" {
+            return Err(BodyError::Malformed);
+        }
     }
 }
 
-/// Serialises a reply by hand: tiny_http's `Response` drops any `Connection` header.
-fn write_reply(mut w: Box<dyn Write + Send>, reply: &Reply, head_only: bool) {
+/// Reads and discards what is left of a refused body (bounded), so the client gets to read the
+/// answer instead of a reset; a client that stalls meanwhile times out.
+fn drain(reader: &mut dyn BufRead, headers: &Headers) {
+    let announced = header(headers, "content-length").and_then(|v| v.trim().parse::<usize>().ok());
+    let chunked = header(headers, "transfer-encoding").is_some();
+    let limit = match (announced, chunked) {
+        (Some(n), false) => n.min(DRAIN_LIMIT),
+        (_, true) => DRAIN_LIMIT,
+        (None, false) => return,
+    };
+    let mut left = limit;
+    let mut chunk = [0u8; 16 * 1024];
+    while left > 0 {
+        match reader.read(&mut chunk[..left.min(16 * 1024)]) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                left -= n;
+                // The end of a chunked body: stop before waiting for bytes that will not come.
+                if chunked && chunk[..n].ends_with(b"0\r\n\r\n") {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Sends a complete message to the handling thread and waits for its answer.
+fn handle_elsewhere(
+    events: &mpsc::Sender<Event>,
+    version: Option<&'static str>,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+) -> Reply {
+    let (reply, answer) = mpsc::channel();
+    let sent = events.send(Event::Message(Job { version, headers, body, reply }));
+    match sent.ok().and_then(|()| answer.recv().ok()) {
+        Some(r) => r,
+        None => Reply::rpc_error(503, RpcError::new(jsonrpc::INTERNAL_ERROR, "the server is shutting down")),
+    }
+}
+
+/// Writes a reply by hand, always with `Connection: close`, then closes the connection.
+fn write_reply(stream: &TcpStream, reply: &Reply, head_only: bool) {
     let mut head = format!("HTTP/1.1 {} {}\r\n", reply.status, reason(reply.status));
     for (k, v) in &reply.headers {
         head.push_str(&format!("{k}: {v}\r\n"));
@@ -450,8 +674,10 @@ fn write_reply(mut w: Box<dyn Write + Send>, reply: &Reply, head_only: bool) {
         reply.body.len()
     ));
     let body: &[u8] = if head_only { &[] } else { &reply.body };
+    let mut w = stream;
     // The client may already be gone; there is nobody to tell.
     let _ = w.write_all(head.as_bytes()).and_then(|()| w.write_all(body)).and_then(|()| w.flush());
+    let _ = stream.shutdown(std::net::Shutdown::Write);
 }
 
 fn reason(status: u16) -> &'static str {
@@ -465,6 +691,8 @@ fn reason(status: u16) -> &'static str {
         406 => "Not Acceptable",
         413 => "Payload Too Large",
         415 => "Unsupported Media Type",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
         _ => "Status",
     }
 }
@@ -472,6 +700,72 @@ fn reason(status: u16) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_heads_parse_or_are_refused() {
+        let ok = parse_head(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:3000\r\nContent-Type:application/json\r\n\r\n",
+        )
+        .unwrap();
+        assert_eq!((ok.method.as_str(), ok.url.as_str()), ("POST", "/mcp"));
+        assert_eq!(
+            ok.headers,
+            vec![
+                ("host".into(), "127.0.0.1:3000".into()),
+                ("content-type".into(), "application/json".into())
+            ]
+        );
+        for bad in [
+            &b"\x16\x03\x01\x02\x00\x01\r\n\r\n"[..],
+            b"POST /mcp\r\n\r\n",
+            b"POST mcp HTTP/1.1\r\n\r\n",
+            b"POST /mcp HTTP/2\r\n\r\n",
+            b"POST /mcp HTTP/1.1 extra\r\n\r\n",
+            b"POST /mcp HTTP/1.1\r\nno colon\r\n\r\n",
+            b"POST /mcp HTTP/1.1\r\nbad name: x\r\n\r\n",
+        ] {
+            assert_eq!(parse_head(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn heads_and_bodies_are_read_within_their_limits() {
+        let mut r = std::io::Cursor::new(b"\r\nGET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".to_vec());
+        assert_eq!(read_head(&mut r).unwrap().url, "/health");
+        let mut huge = b"GET / HTTP/1.1\r\nX: ".to_vec();
+        huge.extend(std::iter::repeat_n(b'a', HEAD_LIMIT));
+        assert_eq!(read_head(&mut std::io::Cursor::new(huge)), Err(HeadError::TooLarge));
+        assert_eq!(
+            read_head(&mut std::io::Cursor::new(b"GET / HTTP/1.1\r\nHost: x".to_vec())),
+            Err(HeadError::Gone)
+        );
+        let h = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+        let body = read_body(&mut std::io::Cursor::new(b"{}xyz".to_vec()), &h("content-length", "2"));
+        assert_eq!(body, Ok(b"{}".to_vec()));
+        let chunked = b"2\r\n{\"\r\n3;ext=1\r\na\":\r\n0\r\nTrailer: 1\r\n\r\n".to_vec();
+        assert_eq!(
+            read_body(&mut std::io::Cursor::new(chunked), &h("transfer-encoding", "chunked")),
+            Ok(b"{\"a\":".to_vec())
+        );
+        let big = (BODY_LIMIT + 1).to_string();
+        assert_eq!(
+            read_body(&mut std::io::Cursor::new(Vec::new()), &h("content-length", &big)),
+            Err(BodyError::TooLarge)
+        );
+        let over = format!("{:x}\r\n", BODY_LIMIT + 1).into_bytes();
+        assert_eq!(
+            read_body(&mut std::io::Cursor::new(over), &h("transfer-encoding", "chunked")),
+            Err(BodyError::TooLarge)
+        );
+        assert_eq!(
+            read_body(&mut std::io::Cursor::new(b"zz\r\n".to_vec()), &h("transfer-encoding", "chunked")),
+            Err(BodyError::Malformed)
+        );
+        assert_eq!(
+            read_body(&mut std::io::Cursor::new(b"{".to_vec()), &h("content-length", "5")),
+            Err(BodyError::Gone)
+        );
+    }
     use crate::store::config::Env;
 
     fn h(pairs: &[(&str, &str)]) -> Vec<(String, String)> {

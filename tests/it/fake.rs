@@ -119,6 +119,24 @@ impl FakeWithings {
         self.state.lock().unwrap().access.clear();
     }
 
+    /// Revokes the grant upstream, as when the user disconnects the app in Withings: every
+    /// access token is refused (401) and the current refresh token is rejected.
+    pub fn revoke_grant(&self) {
+        let mut s = self.state.lock().unwrap();
+        s.access.clear();
+        s.refresh = None;
+    }
+
+    /// Drops every queued fault (a storm longer than the retries leaves some behind).
+    pub fn clear_faults(&self) {
+        self.state.lock().unwrap().faults.clear();
+    }
+
+    /// The refresh tokens issued so far, oldest first: the only order a stored one may follow.
+    pub fn issued_refresh_tokens(&self) -> Vec<String> {
+        self.state.lock().unwrap().issued.iter().filter(|s| s.starts_with("ref")).cloned().collect()
+    }
+
     /// The next refresh answers omit `refresh_token` (the old one stays valid).
     pub fn omit_refresh_token(&self, on: bool) {
         self.state.lock().unwrap().omit_refresh_token = on;

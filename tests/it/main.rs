@@ -4,10 +4,13 @@
 
 mod access;
 mod briefs;
+mod concurrency;
 mod data;
 mod demo;
 mod fake;
+mod faults;
 mod http;
+mod load;
 mod regressions;
 mod setup;
 mod stdio;
