@@ -1,6 +1,7 @@
 //! The HTTP request handler, minus the socket: the input is read as a raw request (request line,
 //! `name: value` headers until a blank line, then the body) and goes through `precheck` and, when
-//! routed to `POST /mcp`, `handle_mcp` exactly as `serve_one` does. The Host/Origin/media-type
+//! routed to `POST /mcp`, `handle_mcp` exactly as `serve_conn` does; `parse_head` (the server's own
+//! reader of request heads) also sees the raw bytes. The Host/Origin/media-type
 //! helpers are also called on the raw header values.
 //!
 //! Invariants: no panic; statuses are valid HTTP codes; a JSON reply body is valid JSON; a request
@@ -49,6 +50,12 @@ fn check_reply(r: &Reply) {
 }
 
 fuzz_target!(|data: &[u8]| {
+    // The server's own head parser, on the raw bytes as they come off the socket.
+    if let Some(h) = http::parse_head(data) {
+        assert!(!h.method.is_empty() && h.method.bytes().all(|b| b.is_ascii_alphabetic()), "{h:?}");
+        assert!(h.url.starts_with('/'), "{h:?}");
+        assert!(h.headers.iter().all(|(k, _)| !k.is_empty() && k.bytes().all(|b| !b.is_ascii_uppercase())), "{h:?}");
+    }
     let (head, body) = match data.windows(2).position(|w| w == b"\n\n") {
         Some(i) => (data.get(..i).unwrap_or(&[]), data.get(i + 2..).unwrap_or(&[])),
         None => (data, &[][..]),
