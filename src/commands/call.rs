@@ -26,7 +26,7 @@ pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
             serde_json::from_str(text).map_err(|e| Error::Usage(format!("--json: not valid JSON: {e}")))?
         }
     };
-    let (value, code) = match tools::run(ctx, &tool, &args) {
+    let (value, code) = match tools::run(ctx, tool, &args) {
         Ok(out) if opts.markdown => {
             let text = match ctx.demo() {
                 true => format!("{}\n\n{}", tools::DEMO_NOTE, out.markdown.trim_end()),

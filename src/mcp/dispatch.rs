@@ -221,7 +221,7 @@ impl Engine {
         match method {
             "tools/list" => {
                 check_cursor(params)?;
-                let tools: Vec<Value> = tools::all().into_iter().map(tool_json).collect();
+                let tools: Vec<Value> = tools::all().iter().cloned().map(tool_json).collect();
                 Ok(jsonrpc::object([("tools", Value::Array(tools))]))
             }
             "tools/call" => self.call_tool(params),
@@ -252,7 +252,7 @@ impl Engine {
             return Err(RpcError::invalid_params(format!("Unknown tool: {name}")));
         };
         let args = params.get("arguments").cloned().unwrap_or(Value::Null);
-        Ok(tool_result(&self.ctx, &tool, &args))
+        Ok(tool_result(&self.ctx, tool, &args))
     }
 
     fn read_resource(&mut self, params: &Map<String, Value>, era: Era) -> Result<Value, RpcError> {
@@ -276,7 +276,7 @@ impl Engine {
             ));
         };
         let args = (res.args)();
-        match tools::run(&self.ctx, &tool, &args) {
+        match tools::run(&self.ctx, tool, &args) {
             Ok(out) => {
                 let body = with_demo_flag(&self.ctx, out.structured);
                 let text = serde_json::to_string_pretty(&body).unwrap_or_default();

@@ -142,8 +142,14 @@ const ORDER: &[&str] = &[
     "withings_chart",
 ];
 
-/// Every tool, in the order `tools/list` shows them.
-pub fn all() -> Vec<Tool> {
+/// Every tool, in the order `tools/list` shows them. Built once per process: the catalogue is
+/// fixed, and rebuilding its schemas on every `tools/call` cost about as much as the call.
+pub fn all() -> &'static [Tool] {
+    static CATALOGUE: std::sync::OnceLock<Vec<Tool>> = std::sync::OnceLock::new();
+    CATALOGUE.get_or_init(build)
+}
+
+fn build() -> Vec<Tool> {
     let mut v = auth::tools();
     v.extend(local::tools());
     v.extend(data::tools());
@@ -156,8 +162,8 @@ pub fn all() -> Vec<Tool> {
 }
 
 /// Finds a tool by exact name.
-pub fn find(name: &str) -> Option<Tool> {
-    all().into_iter().find(|t| t.name == name)
+pub fn find(name: &str) -> Option<&'static Tool> {
+    all().iter().find(|t| t.name == name)
 }
 
 /// Validates `args` against the tool's input schema, applies defaults, and runs it.
