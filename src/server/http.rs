@@ -466,14 +466,19 @@ fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>) {
         Err(HeadError::Malformed) => return write_reply(stream, &bad_request(), false),
     };
     let head_only = head.method == "HEAD";
+    let expects_continue =
+        header(&head.headers, "expect").is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
     let reply = match precheck(&head.method, &head.url, &head.headers) {
         Err(reply) => {
-            drain(&mut reader, &head.headers);
+            // A client waiting for `100 Continue` has sent no body: there is nothing to drain.
+            if !expects_continue {
+                drain(&mut reader, &head.headers);
+            }
             reply
         }
         Ok(Route::Health) => health(),
         Ok(Route::Mcp(version)) => {
-            if header(&head.headers, "expect").is_some_and(|e| e.eq_ignore_ascii_case("100-continue")) {
+            if expects_continue {
                 let _ = (&*stream).write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
             }
             match read_body(&mut reader, &head.headers) {
