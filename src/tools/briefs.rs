@@ -8,10 +8,11 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::domain::measures::{self, MeasureGroup};
 use crate::domain::summary::{self, Fetch, Inputs};
 use crate::domain::time::{self, CivilDate, Instant, Range, Zone, Zones};
 use crate::domain::units::Units;
-use crate::domain::{activity, heart, measures, sleep};
+use crate::domain::{activity, heart, sleep};
 use crate::tools::data::{self, Source};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
 use crate::withings::client::Client;
@@ -149,9 +150,11 @@ fn gather(ctx: &Ctx, zone: &Zone, first: CivilDate, last: CivilDate) -> Result<(
     let mut zones = Zones::new(zone.clone());
     let names: Vec<String> = results.iter().filter_map(|r| r.as_ref().ok()).flat_map(zone_names).collect();
     time::load_record_zones(&mut zones, names.iter().map(String::as_str));
+    // One decoding of the measure groups feeds both weigh-ins and blood pressure.
+    let groups = measures_body.as_ref().map(measures::decode_measure_groups).map_err(String::clone);
     let inputs = Inputs {
-        weighins: map(&measures_body, |b| weighins(b, &zones)),
-        blood_pressure: map(&measures_body, |b| blood_pressure(b, &zones)),
+        weighins: map(&groups, |g| weighins(g, &zones)),
+        blood_pressure: map(&groups, |g| blood_pressure(g, &zones)),
         nights: map(&sleep_body, |b| nights(b, &zones)),
         activity: map(&activity_body, activity_days),
         heart: map(&heart_body, |b| heart_records(b, &zones)),
@@ -163,7 +166,7 @@ fn fetch(client: &mut Client, source: Source, range: &Range) -> std::result::Res
     data::fetch_all(client, source, range).map_err(|e| e.to_string())
 }
 
-fn map<T>(body: &std::result::Result<Value, String>, f: impl Fn(&Value) -> Vec<T>) -> Fetch<T> {
+fn map<B, T>(body: &std::result::Result<B, String>, f: impl Fn(&B) -> Vec<T>) -> Fetch<T> {
     match body {
         Ok(b) => Fetch::Ok(f(b)),
         Err(e) => Fetch::Failed(e.clone()),
@@ -193,9 +196,9 @@ fn day_of(zones: &Zones, tz: Option<&str>, t: Instant) -> i64 {
     zones.for_record(tz).local_date(t).days()
 }
 
-fn weighins(body: &Value, zones: &Zones) -> Vec<summary::Weighin> {
-    measures::decode_measure_groups(body)
-        .into_iter()
+fn weighins(groups: &[MeasureGroup], zones: &Zones) -> Vec<summary::Weighin> {
+    groups
+        .iter()
         .filter(|g| g.category.unwrap_or(1) == 1 && g.value(1).is_some())
         .filter_map(|g| {
             let t = g.date?;
@@ -217,9 +220,9 @@ fn weighins(body: &Value, zones: &Zones) -> Vec<summary::Weighin> {
         .collect()
 }
 
-fn blood_pressure(body: &Value, zones: &Zones) -> Vec<summary::BloodPressure> {
-    measures::decode_measure_groups(body)
-        .into_iter()
+fn blood_pressure(groups: &[MeasureGroup], zones: &Zones) -> Vec<summary::BloodPressure> {
+    groups
+        .iter()
         .filter(|g| g.category.unwrap_or(1) == 1 && !g.ambiguous())
         .filter_map(|g| {
             let t = g.date?;
