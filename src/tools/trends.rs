@@ -7,10 +7,11 @@
 use serde_json::{Map, Value, json};
 
 use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
+use crate::domain::measures::{self, MeasureGroup};
 use crate::domain::time::{self, CivilDate, Instant, Range, Zone};
 use crate::domain::trends::{self, Bounds, Reading, Trend, Window};
 use crate::domain::units::{self, Units};
-use crate::domain::{activity, measures, sleep};
+use crate::domain::{activity, sleep};
 use crate::tools::data::{self, Source};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
@@ -182,7 +183,19 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let range = data::date_range(args, &s.zone, ctx.now, DEFAULT_DAYS)?;
     let mut client = ctx.client()?;
     let body = data::fetch_all(&mut client, metric.source, &range)?;
-    let readings = readings(metric, &body, &s.zone);
+    // Measure groups are decoded once: the metric and the recomposition both read them. A
+    // guest's weigh-in is someone else's body, and a goal (category 2) is not a reading.
+    let groups: Vec<MeasureGroup> = match metric.source {
+        Source::Measures => measures::decode_measure_groups(&body)
+            .into_iter()
+            .filter(|g| !g.ambiguous() && g.category.unwrap_or(1) == 1)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let readings = match metric.source {
+        Source::Measures => measure_readings(&groups, measure_code(metric)),
+        _ => readings(metric, &body, &s.zone),
+    };
     let window = Window { start: range.start.0, end: range.end.0 - 1 };
     let mut params =
         trends::standard_params(metric.min_change_per_week, metric.min_spread, Some(metric.plausible));
@@ -193,7 +206,7 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let trend = trends::analyze(&readings, window, &params);
     let recomposition = match metric.source {
         Source::Measures if matches!(metric.name, "weight" | "fat_mass" | "fat_ratio" | "muscle_mass") => {
-            Some(recomposition(&body, window, s.units))
+            Some(recomposition(&groups, window, s.units))
         }
         _ => None,
     };
@@ -204,25 +217,26 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     Ok(Analysis { metric, units: s.units, zone: s.zone, range, trend, readings, recomposition, regularity })
 }
 
-/// The metric's readings in SI, from a whole-domain body.
+/// The Withings measure type of a body metric.
+fn measure_code(metric: &Metric) -> i64 {
+    match metric.name {
+        "weight" => 1,
+        "fat_ratio" => 6,
+        "fat_mass" => 8,
+        "muscle_mass" => 76,
+        "systolic" => 10,
+        _ => 9,
+    }
+}
+
+/// One measure type's readings, in SI.
+fn measure_readings(groups: &[MeasureGroup], code: i64) -> Vec<Reading> {
+    groups.iter().filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? })).collect()
+}
+
+/// The readings of a sleep or activity metric in SI, from a whole-domain body.
 fn readings(metric: &Metric, body: &Value, zone: &Zone) -> Vec<Reading> {
     match metric.source {
-        Source::Measures => {
-            let code = match metric.name {
-                "weight" => 1,
-                "fat_ratio" => 6,
-                "fat_mass" => 8,
-                "muscle_mass" => 76,
-                "systolic" => 10,
-                _ => 9,
-            };
-            measures::decode_measure_groups(body)
-                .into_iter()
-                // A guest's weigh-in is someone else's body: never part of the owner's trend.
-                .filter(|g| !g.ambiguous() && g.category.unwrap_or(1) == 1)
-                .filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? }))
-                .collect()
-        }
         Source::SleepSummary => sleep::decode_nights(body)
             .into_iter()
             .filter(|n| n.is_nap(zone) != Some(true))
@@ -258,14 +272,10 @@ fn readings(metric: &Metric, body: &Value, zone: &Zone) -> Vec<Reading> {
     }
 }
 
-fn recomposition(body: &Value, window: Window, units: Units) -> Value {
-    let groups: Vec<_> =
-        measures::decode_measure_groups(body).into_iter().filter(|g| !g.ambiguous()).collect();
-    let series = |code: i64| -> Vec<Reading> {
-        groups.iter().filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? })).collect()
-    };
+fn recomposition(groups: &[MeasureGroup], window: Window, units: Units) -> Value {
     let params = trends::standard_params(0.1, 0.3, Some(Bounds { min: 1.0, max: 300.0 }));
-    let r = trends::recomposition(&series(8), &series(5), window, &params, 0.3);
+    let (fat, lean) = (measure_readings(groups, 8), measure_readings(groups, 5));
+    let r = trends::recomposition(&fat, &lean, window, &params, 0.3);
     let known = r.class != trends::RecompClass::NotEnoughData;
     json!({
         "method": r.method,
