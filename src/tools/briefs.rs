@@ -13,7 +13,7 @@ use crate::domain::summary::{self, Fetch, Inputs};
 use crate::domain::time::{self, CivilDate, Instant, Range, Zone, Zones};
 use crate::domain::units::Units;
 use crate::domain::{activity, heart, sleep};
-use crate::tools::data::{self, Source};
+use crate::tools::data::{self, Settings, Source};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
 use crate::withings::client::Client;
 use crate::{Error, Result};
@@ -78,7 +78,7 @@ fn with_demo(mut schema: Value) -> Value {
 
 fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let s = data::settings(ctx, args)?;
-    let zone = s.zone;
+    let zone = &s.zone;
     let today = zone.local_date(Instant(ctx.now));
     let day = match args.get("date").and_then(Value::as_str) {
         None => today,
@@ -91,23 +91,23 @@ fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
         ));
     }
     let first = day.add_days(-summary::DAILY_LOOKBACK_DAYS);
-    let (inputs, requests) = gather(ctx, &zone, first, day)?;
+    let (inputs, requests) = gather(ctx, &s, first, day)?;
     let mut v = summary::daily(&inputs, day.days(), today.days(), &label);
-    annotate(&mut v, &zone, requests, s.units);
+    annotate(&mut v, zone, requests, s.units);
     let markdown = summary::daily_markdown(&v, s.units);
     Ok(Output { structured: v, markdown, extra: Vec::new() })
 }
 
 fn weekly(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let s = data::settings(ctx, args)?;
-    let zone = s.zone;
+    let zone = &s.zone;
     let today = zone.local_date(Instant(ctx.now));
     let days = args.get("days").and_then(Value::as_i64).unwrap_or(7);
     let compare = args.get("compare_days").and_then(Value::as_i64).unwrap_or(7);
     let first = today.add_days(-(days + compare) + 1);
-    let (inputs, requests) = gather(ctx, &zone, first, today)?;
+    let (inputs, requests) = gather(ctx, &s, first, today)?;
     let mut v = summary::weekly(&inputs, today.days(), days, compare, &label);
-    annotate(&mut v, &zone, requests, s.units);
+    annotate(&mut v, zone, requests, s.units);
     let markdown = summary::weekly_markdown(&v, s.units);
     Ok(Output { structured: v, markdown, extra: Vec::new() })
 }
@@ -129,14 +129,15 @@ fn annotate(v: &mut Value, zone: &Zone, requests: usize, units: Units) {
 /// Fetches the four domains once each over `first..=last` (civil days in `zone`) and converts
 /// them into summary inputs. When every domain fails the brief fails with the first reason:
 /// a summary of nothing but errors would hide a missing sign-in.
-fn gather(ctx: &Ctx, zone: &Zone, first: CivilDate, last: CivilDate) -> Result<(Inputs, usize)> {
+fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<(Inputs, usize)> {
+    let zone = &s.zone;
     let range = Range {
         start: zone.local_midnight(first),
         end: zone.day_bounds(last).1,
         start_date: first,
         end_date: last,
     };
-    let mut client = ctx.client()?;
+    let mut client = ctx.client(&s.cfg, zone)?;
     let measures_body = fetch(&mut client, Source::Measures, &range);
     let sleep_body = fetch(&mut client, Source::SleepSummary, &range);
     let activity_body = fetch(&mut client, Source::Activity, &range);

@@ -8,9 +8,10 @@
 use serde_json::{Map, Value, json};
 
 use crate::domain::privacy::{self, Domain, PrivacyMode};
-use crate::domain::time::{self, CivilDate, Range, Zone, Zones};
+use crate::domain::time::{self, Range, Zone, Zones};
 use crate::domain::units::{self, Units};
 use crate::domain::{activity, heart, measures, sleep, workouts};
+use crate::store::config::Config;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
 use crate::{Error, Result};
@@ -333,8 +334,9 @@ fn list_sleep_detail(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     list(ctx, args, &SLEEP_DETAIL, &|_| true)
 }
 
-/// Settings every data tool resolves the same way: zone, privacy mode, units.
+/// Settings every data tool resolves the same way: configuration, zone, privacy mode, units.
 pub struct Settings {
+    pub cfg: Config,
     pub zone: Zone,
     pub privacy: PrivacyMode,
     pub units: Units,
@@ -343,7 +345,7 @@ pub struct Settings {
 /// Resolves zone, privacy mode and units: the argument, then configuration, then the default.
 pub fn settings(ctx: &Ctx, args: &Map<String, Value>) -> Result<Settings> {
     let cfg = ctx.config()?;
-    let zone = ctx.zone()?;
+    let zone = ctx.zone(&cfg)?;
     let privacy = match args.get("privacy_mode").and_then(Value::as_str) {
         Some(m) => PrivacyMode::parse(m).map_err(|e| Error::arg("privacy_mode", e))?,
         None => {
@@ -358,7 +360,7 @@ pub fn settings(ctx: &Ctx, args: &Map<String, Value>) -> Result<Settings> {
             Units::parse(u).map_err(|e| Error::Config(format!("WITHINGS_UNITS: {e}")))?
         }
     };
-    Ok(Settings { zone, privacy, units })
+    Ok(Settings { cfg, zone, privacy, units })
 }
 
 /// Resolves `after`/`before` into a range in `zone`; errors name the argument.
@@ -503,7 +505,7 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
     let limit =
         args.get("limit").and_then(Value::as_i64).unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
     let offset = args.get("offset").and_then(Value::as_i64);
-    let mut client = ctx.client()?;
+    let mut client = ctx.client(&s.cfg, &s.zone)?;
     let fetched = fetch(&mut client, spec, &range, limit, offset)?;
     let mut zones = Zones::new(s.zone.clone());
     let names = record_zone_names(&fetched.rows, &fetched.body);
@@ -846,9 +848,4 @@ pub fn hours_minutes(secs: f64) -> String {
 
 fn short_time(local: &str) -> &str {
     local.get(11..16).unwrap_or(local)
-}
-
-/// Today's date in the user's zone.
-pub fn today(ctx: &Ctx, zone: &Zone) -> CivilDate {
-    zone.local_date(time::Instant(ctx.now))
 }

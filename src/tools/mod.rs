@@ -14,11 +14,11 @@ pub mod trends;
 
 use serde_json::{Map, Value};
 
+use crate::Result;
 use crate::domain::time::{self, Zone};
 use crate::store::config::{Config, Env};
 use crate::withings::client::Client;
 use crate::withings::demo::DemoUpstream;
-use crate::{Error, Result};
 
 /// What a tool handler can see: the environment snapshot and the clock. Everything else
 /// (configuration, the Withings client, the zone) is derived from these on demand.
@@ -49,16 +49,16 @@ impl Ctx {
     }
 
     /// The user's zone: `WITHINGS_TZ` (environment or config file), else the machine's.
-    pub fn zone(&self) -> Result<Zone> {
-        let cfg = self.config()?;
+    pub fn zone(&self, cfg: &Config) -> Result<Zone> {
         time::load_zone_with(cfg.get("WITHINGS_TZ"), self.env.get("TZ"), self.env.get("TZDIR"))
     }
 
-    /// A Withings client: the demo account in demo mode, else the real API.
-    pub fn client(&self) -> Result<Client> {
+    /// A Withings client: the demo account (living in `zone`) in demo mode, else the real API.
+    /// Takes the configuration already loaded, so one tool call reads the config file once.
+    pub fn client(&self, cfg: &Config, zone: &Zone) -> Result<Client> {
         match self.demo() {
-            true => Ok(Client::demo(Box::new(DemoUpstream::new(self.now, self.zone()?)), self.now)),
-            false => Client::http(&self.env, &self.config()?, self.now),
+            true => Ok(Client::demo(Box::new(DemoUpstream::new(self.now, zone.clone())), self.now)),
+            false => Client::http(&self.env, cfg, self.now),
         }
     }
 }
@@ -213,9 +213,4 @@ pub fn output_schema(mut props: Value, required: &[&str]) -> Value {
 /// `response_format` from validated arguments (`markdown` unless `json`).
 pub fn wants_json(args: &Map<String, Value>) -> bool {
     matches!(args.get("response_format").and_then(Value::as_str), Some("json"))
-}
-
-/// An error for a tool whose work belongs to a later change.
-pub fn not_yet(what: &str) -> Error {
-    Error::Unavailable(format!("{what} is not yet available in this build"))
 }

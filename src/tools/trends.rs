@@ -181,7 +181,7 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let metric = find_metric(args)?;
     let s = data::settings(ctx, args)?;
     let range = data::date_range(args, &s.zone, ctx.now, DEFAULT_DAYS)?;
-    let mut client = ctx.client()?;
+    let mut client = ctx.client(&s.cfg, &s.zone)?;
     let body = data::fetch_all(&mut client, metric.source, &range)?;
     // Measure groups are decoded once: the metric and the recomposition both read them. A
     // guest's weigh-in is someone else's body, and a goal (category 2) is not a reading.
