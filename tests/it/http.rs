@@ -12,9 +12,9 @@ use serde_json::{Value, json};
 use crate::stdio::{CONFORMANCE, command};
 
 /// A running `--http --port 0` server, killed on drop.
-struct Server {
-    child: Child,
-    port: u16,
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
 }
 
 impl Drop for Server {
@@ -24,7 +24,9 @@ impl Drop for Server {
     }
 }
 
-fn start(env: &[(&str, &str)]) -> Server {
+/// Starts `withings-mcp --http --port 0` with extra environment and reads its port from the
+/// "listening on" line on stderr.
+pub fn start(env: &[(&str, &str)]) -> Server {
     let mut child = command(env)
         .args(["--http", "--port", "0"])
         .stdin(Stdio::null())
@@ -32,12 +34,16 @@ fn start(env: &[(&str, &str)]) -> Server {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    stderr.read_line(&mut line).unwrap();
+    // Keep draining so that later diagnostics can never block the server on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     let port = line
-        .split("http://127.0.0.1:")
+        .split("listening on http://")
         .nth(1)
         .and_then(|rest| rest.split('/').next())
+        .and_then(|addr| addr.rsplit(':').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no URL in {line:?}"));
     Server { child, port }

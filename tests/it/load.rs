@@ -3,15 +3,14 @@
 //! headers and bodies, garbage) interleaved with good ones: the bad are refused, the good are
 //! still answered within a bound.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::stdio::command;
+use crate::http::start;
 
 const REQUESTS: usize = 10_000;
 const CLIENTS: usize = 4;
@@ -25,42 +24,6 @@ const STALL: Duration = Duration::from_secs(6);
 const GOOD_BOUND: Duration = Duration::from_secs(3);
 /// Good requests answered while the slow-loris clients are still stalling.
 const MIN_SERVED_DURING: usize = 50;
-
-/// A running `--http --port 0` server, killed on drop.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start() -> Server {
-    let mut child = command(&[])
-        .args(["--http", "--port", "0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    // Keep draining so that later diagnostics can never block the server on a full pipe.
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    let port = line
-        .split("listening on http://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .and_then(|addr| addr.rsplit(':').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no URL in {line:?}"));
-    Server { child, port }
-}
 
 /// The status code and body of one exchange; None when the server closed without answering.
 fn exchange(port: u16, raw: &[u8]) -> Option<(u16, Vec<u8>)> {
@@ -136,7 +99,7 @@ fn vm_hwm_kib(pid: u32) -> u64 {
 
 #[test]
 fn ten_thousand_requests_then_hostile_clients_do_not_disturb_good_ones() {
-    let server = start();
+    let server = start(&[]);
     let port = server.port;
     let started = Instant::now();
     let failures = AtomicUsize::new(0);
