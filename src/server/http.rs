@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 use crate::cli::ServeOpts;
 use crate::mcp::dispatch::{self, Engine, HANDSHAKE_VERSIONS, META_VERSION, STATELESS};
 use crate::mcp::jsonrpc::{self, RpcError};
+use crate::store::config::Config;
 use crate::tools::Ctx;
 use crate::{Error, Result, VERSION};
 
@@ -44,8 +45,8 @@ const MAX_CONNECTIONS: usize = 256;
 const DRAIN_LIMIT: usize = 64 * 1024 * 1024;
 
 /// Serves MCP over HTTP on a loopback address until the process is stopped.
-pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<()> {
-    let (host, port) = address(ctx, opts)?;
+pub fn run(ctx: &Ctx, opts: &ServeOpts, cfg: &Config) -> Result<()> {
+    let (host, port) = address(cfg, opts)?;
     let ip = bind_ip(&host)?;
     let listener = TcpListener::bind(SocketAddr::new(ip, port))
         .map_err(|e| Error::io(format!("listening on {host}:{port}"), e))?;
@@ -112,11 +113,11 @@ fn busy_reply() -> Reply {
     Reply::rpc_error(503, RpcError::new(jsonrpc::INTERNAL_ERROR, "too many connections; try again"))
 }
 
-/// Host and port from flags, then the environment, then the defaults.
-fn address(ctx: &Ctx, opts: &ServeOpts) -> Result<(String, u16)> {
-    let host = opts.host.clone().or_else(|| ctx.env.get("WITHINGS_MCP_HOST").map(str::to_string));
+/// Host and port from flags, then the environment and config file, then the defaults.
+fn address(cfg: &Config, opts: &ServeOpts) -> Result<(String, u16)> {
+    let host = opts.host.clone().or_else(|| cfg.get("WITHINGS_MCP_HOST").map(str::to_string));
     let host = host.unwrap_or_else(|| DEFAULT_HOST.to_string());
-    let port = match (opts.port, ctx.env.get("WITHINGS_MCP_PORT")) {
+    let port = match (opts.port, cfg.get("WITHINGS_MCP_PORT")) {
         (Some(p), _) => p,
         (None, Some(s)) => s.trim().parse::<u16>().map_err(|_| {
             Error::Config(format!("WITHINGS_MCP_PORT must be a port number 0-65535, got `{s}`"))

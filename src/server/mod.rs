@@ -5,13 +5,17 @@ pub mod stdio;
 
 use crate::cli::ServeOpts;
 use crate::mcp::dispatch::Engine;
+use crate::store::config::Config;
 use crate::tools::Ctx;
 use crate::{Error, Result};
 
-/// Runs the server mode chosen by flags and `WITHINGS_MCP_TRANSPORT`.
+/// Runs the server mode chosen by flags and `WITHINGS_MCP_TRANSPORT` (environment, then config
+/// file). A config file that cannot be read does not stop the server: the environment decides
+/// then, and the tools report the file's problem.
 pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<u8> {
+    let cfg = ctx.config().unwrap_or_else(|_| Config::from_env_only(&ctx.env));
     let http = opts.http
-        || match ctx.env.get("WITHINGS_MCP_TRANSPORT") {
+        || match cfg.get("WITHINGS_MCP_TRANSPORT") {
             None | Some("stdio") => false,
             Some("http") => true,
             Some(other) => {
@@ -21,7 +25,7 @@ pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<u8> {
             }
         };
     match http {
-        true => http::run(ctx, opts).map(|()| 0),
+        true => http::run(ctx, opts, &cfg).map(|()| 0),
         false => {
             let mut engine = Engine::stdio(ctx.clone());
             let mut stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin());

@@ -340,3 +340,31 @@ fn the_2026_07_28_headers_must_match_the_body() {
     assert_eq!(r.status, 200);
     assert!(r.json()["result"]["supportedVersions"].is_array());
 }
+
+#[test]
+fn the_config_file_can_choose_http_and_a_broken_one_still_serves_stdio() {
+    let home = crate::stdio::temp_home();
+    std::fs::create_dir_all(home.join(".withings-mcp")).unwrap();
+    let cfg = home.join(".withings-mcp/config.json");
+    std::fs::write(&cfg, r#"{"WITHINGS_MCP_TRANSPORT":"http","WITHINGS_MCP_PORT":"0"}"#).unwrap();
+    let mut child =
+        command(&[]).env("HOME", &home).stdin(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.contains("listening on http://127.0.0.1:"), "{line}");
+    // An unreadable config file must not keep the server from starting on stdio.
+    std::fs::write(&cfg, "not json").unwrap();
+    let out = command(&[])
+        .env("HOME", &home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+}
