@@ -8,25 +8,51 @@ use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
 
-/// Writes `bytes` to `path` atomically: a temp file in the same directory (created with `mode`),
-/// fsync, rename over `path`, fsync the directory. Readers see the old file or the new one.
+/// How `write_atomic_with` writes a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Permission bits of the new file, set explicitly (the umask does not apply).
+    pub mode: u32,
+    /// Refuse when `path` is a symbolic link. Without this, the rename replaces the link itself
+    /// (its target is never written through); with it, a file the user named is not silently
+    /// cut off from the file the link pointed at.
+    pub refuse_symlink: bool,
+}
+
+impl WriteOptions {
+    /// A private file (0600) that replaces whatever is at the path.
+    pub const PRIVATE: WriteOptions = WriteOptions { mode: 0o600, refuse_symlink: false };
+}
+
+/// Writes `bytes` to `path` atomically with `mode`: see `write_atomic_with`.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    write_atomic_with(path, bytes, WriteOptions { mode, ..WriteOptions::PRIVATE })
+}
+
+/// Writes `bytes` to `path` atomically: a new temp file in the same directory (`create_new`, so
+/// never an existing file or a link planted there), its mode set, fsync, rename over `path`,
+/// fsync the directory. Readers see the old file or the new one; on failure the temp file is
+/// removed and `path` is untouched.
+pub fn write_atomic_with(path: &Path, bytes: &[u8], opts: WriteOptions) -> Result<()> {
+    let ctx = || format!("writing {}", path.display());
+    if opts.refuse_symlink && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Error::Config(format!(
+            "{} is a symbolic link; refusing to replace it (write to its target's path instead)",
+            path.display()
+        )));
+    }
     let dir = parent(path);
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}-{}", std::process::id(), unique_suffix()));
-    let ctx = |what: &str| format!("{what} {}", path.display());
+    let (tmp, mut file) = create_temp(path, &dir, opts.mode).map_err(|e| Error::io(ctx(), e))?;
     let written = (|| -> io::Result<()> {
-        let mut f = OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp)?;
         // The mode passed to open is filtered by the umask; set it explicitly as well.
-        f.set_permissions(fs::Permissions::from_mode(mode))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)?;
-        Ok(())
+        file.set_permissions(fs::Permissions::from_mode(opts.mode))?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)
     })();
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
-        return Err(Error::io(ctx("writing"), e));
+        return Err(Error::io(ctx(), e));
     }
     // Persist the rename itself; a failure here is not worth failing the write for on file
     // systems that refuse to fsync a directory.
@@ -34,6 +60,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// A new temp file next to `path`. A name already taken (a leftover of a crashed process that
+/// had the same pid) moves on to the next one.
+fn create_temp(path: &Path, dir: &Path, mode: u32) -> io::Result<(PathBuf, File)> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut tries = 0;
+    loop {
+        let tmp = dir.join(format!(".{name}.tmp-{}-{}", std::process::id(), unique_suffix()));
+        match OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp) {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 100 => tries += 1,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Creates `dir` (and parents) with mode 0700 when it does not exist. An existing directory's
@@ -123,6 +164,40 @@ mod tests {
         assert_eq!(mode_of(&f).unwrap(), Some(0o600));
         // No temp file is left behind.
         assert_eq!(fs::read_dir(d.join("a/b")).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn atomic_write_keeps_a_given_mode_and_refuses_a_symlink_when_asked() {
+        let d = tmpdir("opts");
+        fs::create_dir_all(&d).unwrap();
+        let f = d.join("cfg.json");
+        write_atomic_with(&f, b"x", WriteOptions { mode: 0o644, refuse_symlink: true }).unwrap();
+        assert_eq!(mode_of(&f).unwrap(), Some(0o644));
+        // A link at the destination: refused when asked (the target is untouched either way),
+        // replaced by a regular file otherwise.
+        let target = d.join("target");
+        fs::write(&target, "keep").unwrap();
+        let link = d.join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let err = write_atomic_with(&link, b"new", WriteOptions { mode: 0o600, refuse_symlink: true });
+        assert!(err.unwrap_err().to_string().contains("symbolic link"));
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        write_atomic(&link, b"new", 0o600).unwrap();
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_file());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn failed_replace_leaves_no_temp_file() {
+        // Renaming a file over a non-empty directory fails even for root, after the temp file
+        // exists: the temp file must go.
+        let d = tmpdir("rename");
+        fs::create_dir_all(d.join("cfg.json/inside")).unwrap();
+        let err = write_atomic(&d.join("cfg.json"), b"{}", 0o600).unwrap_err().to_string();
+        assert!(err.contains("cfg.json"), "{err}");
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
         fs::remove_dir_all(&d).unwrap();
     }
 

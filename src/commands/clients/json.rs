@@ -1,0 +1,84 @@
+//! JSON client configs (Claude Desktop, Cursor): the `withings` entry, the snippet to paste, the
+//! merge that keeps every other server and key in its order, and the reading `doctor` does.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::commands::clients::{Server, unchanged};
+use crate::{Error, Result};
+
+/// The `withings` server entry as JSON.
+pub fn entry(server: &Server) -> Value {
+    let mut entry = Map::new();
+    entry.insert("command".into(), Value::String(server.command.to_string()));
+    entry.insert("args".into(), Value::Array(server.args.iter().cloned().map(Value::String).collect()));
+    if !server.env.is_empty() {
+        let env = server.env.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        entry.insert("env".into(), Value::Object(env));
+    }
+    Value::Object(entry)
+}
+
+/// `{"mcpServers": {"withings": entry}}`, pretty-printed, for the user to paste.
+pub fn snippet(entry: &Value) -> String {
+    let mut servers = Map::new();
+    servers.insert("withings".into(), entry.clone());
+    let mut root = Map::new();
+    root.insert("mcpServers".into(), Value::Object(servers));
+    let mut text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The new JSON text with `mcpServers.withings = entry`, or `None` when the entry is already
+/// exactly that. Other servers and keys keep their order (serde_json `preserve_order`).
+pub fn merge(path: &Path, old: Option<&str>, entry: Value) -> Result<Option<String>> {
+    let mut root = match old.map(str::trim) {
+        None | Some("") => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Err(unchanged(path, "the top level is not a JSON object")),
+            Err(e) => {
+                return Err(Error::json(
+                    path.display().to_string(),
+                    format!("{e}; the file was left unchanged"),
+                ));
+            }
+        },
+    };
+    let servers = root.entry("mcpServers").or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(servers) = servers else {
+        return Err(unchanged(path, "`mcpServers` is not a JSON object"));
+    };
+    if servers.get("withings") == Some(&entry) {
+        return Ok(None);
+    }
+    // Insert keeps the position of an existing `withings` key and appends a new one.
+    servers.insert("withings".into(), entry);
+    let mut text = serde_json::to_string_pretty(&Value::Object(root))
+        .map_err(|e| Error::json(path.display().to_string(), e))?;
+    text.push('\n');
+    Ok(Some(text))
+}
+
+/// The `mcpServers.withings.command` of a JSON config (`Ok(None)` when there is no entry).
+pub fn withings_command(text: &str) -> std::result::Result<Option<String>, String> {
+    let root: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+    let Value::Object(root) = root else {
+        return Err("the top level is not a JSON object".into());
+    };
+    let servers = match root.get("mcpServers") {
+        None => return Ok(None),
+        Some(Value::Object(s)) => s,
+        Some(_) => return Err("`mcpServers` is not a JSON object".into()),
+    };
+    match servers.get("withings") {
+        None => Ok(None),
+        Some(Value::Object(entry)) => match entry.get("command") {
+            Some(Value::String(c)) => Ok(Some(c.clone())),
+            _ => Err("the `withings` entry has no string `command`".into()),
+        },
+        Some(_) => Err("the `withings` entry is not a JSON object".into()),
+    }
+}
