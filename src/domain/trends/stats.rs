@@ -1,0 +1,181 @@
+//! Robust statistics: medians, MAD, and the Theil–Sen slope with its Kendall rank interval.
+#![warn(clippy::indexing_slicing)]
+
+use crate::domain::trends::SECS_PER_DAY;
+
+/// A Theil–Sen slope per week with its rank interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slope {
+    pub per_week: f64,
+    pub lower: f64,
+    pub upper: f64,
+    /// Nominal coverage of `[lower, upper]` (0.95).
+    pub confidence: f64,
+    /// Points and pairs the slope was computed from.
+    pub n_points: usize,
+    pub n_pairs: usize,
+    /// True when `n_points` is an evenly spaced subsample of the kept points.
+    pub subsampled: bool,
+    /// Variance inflation for lag-1 autocorrelation of the residuals (1 = none).
+    pub autocorr_factor: f64,
+}
+
+/// Theil–Sen slope over `(day, value)` points (any order); `per_week` is the median pairwise
+/// slope × 7. The interval uses the Kendall rank bounds (Sen 1968, Gilbert 1987):
+/// C = z·sqrt(n(n−1)(2n+5)/18 · f), lower = slope of rank (N−C)/2, upper = rank (N+C)/2 + 1,
+/// where f ≥ 1 inflates the variance for lag-1 autocorrelation of the residuals.
+/// More than `max_points` points are thinned to an evenly spaced subsample (deterministic).
+pub fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
+    let mut pts: Vec<(f64, f64)> =
+        points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let max_points = max_points.max(3);
+    let subsampled = pts.len() > max_points;
+    if subsampled {
+        pts = thin(&pts, max_points);
+    }
+    let mut slopes = Vec::with_capacity(pts.len().saturating_mul(pts.len().saturating_sub(1)) / 2);
+    for (i, a) in pts.iter().enumerate() {
+        for b in pts.iter().skip(i + 1) {
+            let dx = b.0 - a.0;
+            if dx > 0.0 {
+                let s = (b.1 - a.1) / dx * 7.0;
+                if s.is_finite() {
+                    slopes.push(s);
+                }
+            }
+        }
+    }
+    if slopes.is_empty() {
+        return None;
+    }
+    slopes.sort_by(f64::total_cmp);
+    let per_week = median_sorted(&slopes)?;
+    let n = pts.len() as f64;
+    let big_n = slopes.len() as f64;
+    let factor = autocorr_factor(&pts, per_week / 7.0);
+    let var = n * (n - 1.0) * (2.0 * n + 5.0) / 18.0 * factor;
+    let c = Z95 * var.max(0.0).sqrt();
+    let lower = at_rank(&slopes, (big_n - c) / 2.0)?;
+    let upper = at_rank(&slopes, (big_n + c) / 2.0 + 1.0)?;
+    Some(Slope {
+        per_week,
+        lower,
+        upper,
+        confidence: 0.95,
+        n_points: pts.len(),
+        n_pairs: slopes.len(),
+        subsampled,
+        autocorr_factor: factor,
+    })
+}
+
+/// Median of any values (non-finite ones are ignored).
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    // Selection instead of a full sort: the k-th value under a total order is unique, so the
+    // result is the same as sorting, in linear time (this runs once per reading).
+    let (left, upper, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let upper = *upper;
+    if n % 2 == 1 {
+        return Some(upper);
+    }
+    let lower = left.iter().copied().max_by(f64::total_cmp)?;
+    Some(lower / 2.0 + upper / 2.0)
+}
+
+/// Median and median absolute deviation (unscaled) of any values.
+pub fn median_mad(values: &[f64]) -> Option<(f64, f64)> {
+    let m = median(values)?;
+    let dev: Vec<f64> = values.iter().filter(|x| x.is_finite()).map(|x| (x - m).abs()).collect();
+    Some((m, median(&dev)?))
+}
+
+/// Two-sided 95% normal quantile.
+const Z95: f64 = 1.959_963_984_540_054;
+/// MAD × this estimates the SD of normal data.
+pub(super) const MAD_TO_SD: f64 = 1.4826;
+/// Mean absolute deviation × this estimates the SD of normal data (used when MAD is 0).
+pub(super) const MEANAD_TO_SD: f64 = 1.2533;
+/// An evenly spaced subsample of `m` items that keeps the first and the last.
+pub(super) fn thin<T: Copy>(items: &[T], m: usize) -> Vec<T> {
+    let n = items.len();
+    if n <= m || m < 2 {
+        return items.to_vec();
+    }
+    (0..m).filter_map(|k| items.get(k * (n - 1) / (m - 1)).copied()).collect()
+}
+
+pub(super) fn days_between(a: i64, b: i64) -> f64 {
+    (i128::from(b) - i128::from(a)) as f64 / SECS_PER_DAY as f64
+}
+
+fn median_sorted(v: &[f64]) -> Option<f64> {
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    if n % 2 == 1 {
+        return v.get(n / 2).copied();
+    }
+    Some((v.get(n / 2 - 1)? + v.get(n / 2)?) / 2.0)
+}
+
+/// The value at a 1-based, possibly fractional rank of a sorted slice, interpolated and clamped.
+fn at_rank(sorted: &[f64], rank: f64) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let r = if rank.is_finite() { rank.clamp(1.0, n as f64) } else { 1.0 };
+    let i = r.floor() as usize - 1;
+    let frac = r - r.floor();
+    let a = *sorted.get(i)?;
+    let b = sorted.get(i + 1).copied().unwrap_or(a);
+    Some(finite_or(a + frac * (b - a), a))
+}
+
+/// Residuals of the points around the Theil–Sen line through them (intercept = median of
+/// y − slope·x).
+fn residuals(points: &[(f64, f64)], slope_per_day: f64) -> Vec<f64> {
+    let offsets: Vec<f64> = points.iter().map(|(x, y)| y - slope_per_day * x).collect();
+    let intercept = median(&offsets).unwrap_or(0.0);
+    offsets.iter().map(|o| o - intercept).collect()
+}
+
+pub(super) fn residual_scatter(points: &[(f64, f64)], slope_per_day: f64) -> f64 {
+    let mad = median_mad(&residuals(points, slope_per_day)).map_or(0.0, |(_, mad)| mad);
+    finite_or_zero(MAD_TO_SD * mad)
+}
+
+/// (1 + ρ)/(1 − ρ) for a positive lag-1 autocorrelation ρ of the residuals, capped at 10: the
+/// Kendall variance assumes independent readings, and day-to-day weights are not.
+fn autocorr_factor(points: &[(f64, f64)], slope_per_day: f64) -> f64 {
+    let r = residuals(points, slope_per_day);
+    if r.len() < 3 {
+        return 1.0;
+    }
+    let mean = r.iter().sum::<f64>() / r.len() as f64;
+    let den: f64 = r.iter().map(|x| (x - mean) * (x - mean)).sum();
+    let num: f64 = r.iter().zip(r.iter().skip(1)).map(|(a, b)| (a - mean) * (b - mean)).sum();
+    if den <= 0.0 || !den.is_finite() {
+        return 1.0;
+    }
+    let rho = (num / den).clamp(-1.0, 1.0);
+    if rho <= 0.0 {
+        return 1.0;
+    }
+    finite_or((1.0 + rho) / (1.0 - rho), 10.0).min(10.0)
+}
+
+pub(super) fn finite_or(x: f64, fallback: f64) -> f64 {
+    if x.is_finite() { x } else { fallback }
+}
+
+pub(super) fn finite_or_zero(x: f64) -> f64 {
+    finite_or(x, 0.0)
+}
