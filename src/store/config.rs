@@ -253,7 +253,7 @@ mod tests {
 
     #[test]
     fn env_wins_over_file_and_defaults_fill_the_rest() {
-        let dir = std::env::temp_dir().join(format!("wmcp-config-{}", std::process::id()));
+        let dir = crate::store::fsutil::test_dir("config");
         std::fs::create_dir_all(dir.join(".withings-mcp")).unwrap();
         std::fs::write(
             dir.join(".withings-mcp/config.json"),
@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn a_config_file_that_is_not_an_object_is_an_error_naming_the_file() {
-        let dir = std::env::temp_dir().join(format!("wmcp-config-bad-{}", std::process::id()));
+        let dir = crate::store::fsutil::test_dir("config-bad");
         std::fs::create_dir_all(dir.join(".withings-mcp")).unwrap();
         std::fs::write(dir.join(".withings-mcp/config.json"), "[1,2").unwrap();
         let env = Env::from_pairs(&[("HOME", dir.to_str().unwrap())]);

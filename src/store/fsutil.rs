@@ -142,19 +142,22 @@ pub fn parent(path: &Path) -> PathBuf {
     }
 }
 
+/// For unit tests: a path under the system temp directory, unique to this process and call,
+/// that does not exist yet (a leftover from an earlier run is removed).
+#[cfg(test)]
+pub fn test_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wmcp-{tag}-{}-{}", std::process::id(), unique_suffix()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn tmpdir(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("wmcp-fsutil-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        d
-    }
-
     #[test]
     fn atomic_write_sets_the_mode_and_replaces_content() {
-        let d = tmpdir("atomic");
+        let d = test_dir("atomic");
         ensure_private_dir(&d.join("a/b")).unwrap();
         assert_eq!(mode_of(&d.join("a/b")).unwrap(), Some(0o700));
         let f = d.join("a/b/x.json");
@@ -208,7 +211,7 @@ mod tests {
         for (mode, want) in cases {
             assert_eq!(is_private(mode), want, "{mode:o}");
         }
-        let d = tmpdir("perm");
+        let d = test_dir("perm");
         fs::create_dir_all(&d).unwrap();
         let f = d.join("t");
         fs::write(&f, "x").unwrap();

@@ -347,9 +347,7 @@ mod tests {
     }
 
     fn tmp(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("wmcp-tokens-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        d.join("tokens.json")
+        crate::store::fsutil::test_dir(tag).join("tokens.json")
     }
 
     #[test]

@@ -459,7 +459,7 @@ mod tests {
 
     #[test]
     fn every_local_tool_output_matches_its_schema() {
-        let dir = std::env::temp_dir().join(format!("wmcp-local-{}", std::process::id()));
+        let dir = crate::store::fsutil::test_dir("local");
         std::fs::create_dir_all(&dir).unwrap();
         let ctx =
             Ctx { env: Env::from_pairs(&[("HOME", dir.to_str().unwrap()), ("WITHINGS_CACHE", "1")]), now: 0 };
@@ -480,7 +480,7 @@ mod tests {
     #[test]
     fn privacy_audit_reports_real_permissions() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = std::env::temp_dir().join(format!("wmcp-audit-{}", std::process::id()));
+        let dir = crate::store::fsutil::test_dir("audit");
         let state = dir.join(".withings-mcp");
         std::fs::create_dir_all(&state).unwrap();
         std::fs::write(state.join("tokens.json"), "{}").unwrap();

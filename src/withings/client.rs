@@ -496,14 +496,8 @@ mod tests {
 
     fn no_sleep(_: Duration) {}
 
-    fn home(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("wmcp-client-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
-    }
-
     fn client(tag: &str, replies: Vec<Result<Reply>>, expires_at: i64) -> (Client, Log, PathBuf) {
-        let h = home(tag);
+        let h = crate::store::fsutil::test_dir(tag);
         let env = Env::from_pairs(&[
             ("HOME", h.to_str().unwrap()),
             ("WITHINGS_CLIENT_ID", "cid"),
