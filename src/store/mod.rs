@@ -1,5 +1,6 @@
-//! Local files under `~/.withings-mcp/`: configuration and tokens. Only this layer writes there.
+//! Local files: configuration and tokens under `~/.withings-mcp/` (only this layer writes there), and the read-only system zone database.
 
 pub mod config;
 pub mod fsutil;
 pub mod tokens;
+pub mod zones;

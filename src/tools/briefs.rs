@@ -10,9 +10,10 @@ use serde_json::{Map, Value, json};
 
 use crate::domain::measures::{self, MeasureGroup};
 use crate::domain::summary::{self, Fetch, Inputs};
-use crate::domain::time::{self, CivilDate, Instant, Range, Zone, Zones};
+use crate::domain::time::{CivilDate, Instant, Range, Zone, Zones};
 use crate::domain::units::Units;
 use crate::domain::{activity, heart, sleep};
+use crate::store;
 use crate::tools::data::{self, Settings, Source};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
 use crate::withings::client::Client;
@@ -150,7 +151,7 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
     }
     let mut zones = Zones::new(zone.clone());
     let names: Vec<String> = results.iter().filter_map(|r| r.as_ref().ok()).flat_map(zone_names).collect();
-    time::load_record_zones(&mut zones, names.iter().map(String::as_str));
+    store::zones::add_record_zones(&ctx.env, &mut zones, names.iter().map(String::as_str));
     // One decoding of the measure groups feeds both weigh-ins and blood pressure.
     let groups = measures_body.as_ref().map(measures::decode_measure_groups).map_err(String::clone);
     let inputs = Inputs {

@@ -11,6 +11,7 @@ use crate::domain::privacy::{self, Domain, PrivacyMode};
 use crate::domain::time::{self, Range, Zone, Zones};
 use crate::domain::units::{self, Units};
 use crate::domain::{activity, heart, measures, sleep, workouts};
+use crate::store;
 use crate::store::config::Config;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
@@ -509,7 +510,7 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
     let fetched = fetch(&mut client, spec, &range, limit, offset)?;
     let mut zones = Zones::new(s.zone.clone());
     let names = record_zone_names(&fetched.rows, &fetched.body);
-    time::load_record_zones(&mut zones, names.iter().map(String::as_str));
+    store::zones::add_record_zones(&ctx.env, &mut zones, names.iter().map(String::as_str));
     let mut body = fetched.body.clone();
     if let Some(obj) = body.as_object_mut() {
         obj.insert(spec.list_key.into(), Value::Array(fetched.rows));

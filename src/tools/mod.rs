@@ -15,8 +15,9 @@ pub mod trends;
 use serde_json::{Map, Value};
 
 use crate::Result;
-use crate::domain::time::{self, Zone};
+use crate::domain::time::Zone;
 use crate::store::config::{Config, Env};
+use crate::store::zones;
 use crate::withings::client::Client;
 use crate::withings::demo::DemoUpstream;
 
@@ -50,7 +51,7 @@ impl Ctx {
 
     /// The user's zone: `WITHINGS_TZ` (environment or config file), else the machine's.
     pub fn zone(&self, cfg: &Config) -> Result<Zone> {
-        time::load_zone_with(cfg.get("WITHINGS_TZ"), self.env.get("TZ"), self.env.get("TZDIR"))
+        zones::user_zone(&self.env, cfg.get("WITHINGS_TZ"))
     }
 
     /// A Withings client: the demo account (living in `zone`) in demo mode, else the real API.
