@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn atomic_write_keeps_a_given_mode_and_refuses_a_symlink_when_asked() {
-        let d = tmpdir("opts");
+        let d = test_dir("opts");
         fs::create_dir_all(&d).unwrap();
         let f = d.join("cfg.json");
         write_atomic_with(&f, b"x", WriteOptions { mode: 0o644, refuse_symlink: true }).unwrap();
@@ -196,7 +196,7 @@ mod tests {
     fn failed_replace_leaves_no_temp_file() {
         // Renaming a file over a non-empty directory fails even for root, after the temp file
         // exists: the temp file must go.
-        let d = tmpdir("rename");
+        let d = test_dir("rename");
         fs::create_dir_all(d.join("cfg.json/inside")).unwrap();
         let err = write_atomic(&d.join("cfg.json"), b"{}", 0o600).unwrap_err().to_string();
         assert!(err.contains("cfg.json"), "{err}");
