@@ -20,13 +20,15 @@ release:
 # concurrency suites measure timeouts and races, so they run one at a time, after the rest, on
 # an otherwise idle machine (2 cores in CI).
 SERIAL_TESTS := faults:: load:: concurrency::
+# The tests build with the conformance suite's fixtures, which some end-to-end tests call.
 test:
-	$(CARGO) test --locked -- $(addprefix --skip ,$(SERIAL_TESTS))
-	$(CARGO) test --locked --test it -- --test-threads=1 $(SERIAL_TESTS)
+	$(CARGO) test --locked --features conformance -- $(addprefix --skip ,$(SERIAL_TESTS))
+	$(CARGO) test --locked --features conformance --test it -- --test-threads=1 $(SERIAL_TESTS)
 
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets --locked -- -D warnings
+	$(CARGO) clippy --all-targets --locked --features conformance -- -D warnings
 
 # The main job on the built-in demo account: today's daily and weekly briefs.
 demo: release
@@ -39,9 +41,11 @@ demo: release
 bench: release static
 	python3 bench/bench.py $(STATIC) $(BIN) --out BENCHMARKS.md
 
-# Python mcp SDK over stdio and HTTP, then the official conformance suite against --http.
-interop: release
-	interop/run.sh $(BIN)
+# Python mcp SDK over stdio and HTTP, then the official conformance suite against --http, on a
+# build with the suite's fixtures (the `conformance` feature; the release binary has none).
+interop:
+	$(CARGO) build --locked --features conformance
+	interop/run.sh target/debug/withings-mcp
 
 # A fully static binary (musl), size-optimised: no PIE relocations (a static binary is loaded at
 # a fixed address anyway) and no unwind tables (panic = "abort": nothing ever unwinds).

@@ -227,7 +227,7 @@ impl Engine {
             "tools/call" => self.call_tool(params),
             "prompts/list" => {
                 check_cursor(params)?;
-                Ok(json!({"prompts": prompts::all().iter().map(prompt_json).collect::<Vec<_>>()}))
+                Ok(json!({"prompts": tools::prompts().iter().map(prompt_json).collect::<Vec<_>>()}))
             }
             "prompts/get" => get_prompt(params),
             "resources/list" => {
@@ -498,7 +498,7 @@ fn resource_json(r: &resources::Resource) -> Value {
 
 fn get_prompt(params: &Map<String, Value>) -> Result<Value, RpcError> {
     let name = require_str(params, "name")?;
-    let Some(prompt) = prompts::all().into_iter().find(|p| p.name == name) else {
+    let Some(prompt) = tools::prompts().into_iter().find(|p| p.name == name) else {
         return Err(RpcError::invalid_params(format!("invalid params: unknown prompt `{name}`")));
     };
     let mut args = BTreeMap::new();
@@ -532,7 +532,7 @@ fn complete(params: &Map<String, Value>) -> Result<Value, RpcError> {
     let values = match reference.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
             let name = require_str(reference, "name")?;
-            let Some(prompt) = prompts::all().into_iter().find(|p| p.name == name) else {
+            let Some(prompt) = tools::prompts().into_iter().find(|p| p.name == name) else {
                 return Err(RpcError::invalid_params(format!("invalid params: unknown prompt `{name}`")));
             };
             prompts::complete(&prompt, arg_name, prefix)

@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod briefs;
+#[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod data;
 pub mod local;
@@ -16,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::Result;
 use crate::domain::time::Zone;
-use crate::store::config::{Config, Env};
+use crate::store::config::{Config, Env, Key};
 use crate::store::zones;
 use crate::withings::client::Client;
 use crate::withings::demo::DemoUpstream;
@@ -51,7 +52,7 @@ impl Ctx {
 
     /// The user's zone: `WITHINGS_TZ` (environment or config file), else the machine's.
     pub fn zone(&self, cfg: &Config) -> Result<Zone> {
-        zones::user_zone(&self.env, cfg.get("WITHINGS_TZ"))
+        zones::user_zone(&self.env, cfg.get(Key::Tz))
     }
 
     /// A Withings client: the demo account (living in `zone`) in demo mode, else the real API.
@@ -160,6 +161,36 @@ fn build() -> Vec<Tool> {
     // Test-only fixtures for the conformance suite; empty unless WITHINGS_MCP_CONFORMANCE=1.
     v.extend(conformance::tools());
     v
+}
+
+/// Every prompt, in the order `prompts/list` shows them (the suite's fixtures last, when on).
+pub fn prompts() -> Vec<prompts::Prompt> {
+    let mut v = prompts::all();
+    v.extend(conformance::prompts());
+    v
+}
+
+/// Without the `conformance` feature the suite's fixtures do not exist: every lookup finds
+/// nothing, whatever `WITHINGS_MCP_CONFORMANCE` says.
+#[cfg(not(feature = "conformance"))]
+pub mod conformance {
+    use serde_json::Value;
+
+    pub fn tools() -> Vec<crate::tools::Tool> {
+        Vec::new()
+    }
+    pub fn prompts() -> Vec<crate::tools::prompts::Prompt> {
+        Vec::new()
+    }
+    pub fn resources() -> Vec<Value> {
+        Vec::new()
+    }
+    pub fn templates() -> Vec<Value> {
+        Vec::new()
+    }
+    pub fn read(_uri: &str) -> Option<Value> {
+        None
+    }
 }
 
 /// Finds a tool by exact name.

@@ -35,7 +35,7 @@ pub struct Prompt {
 
 /// Every prompt, in the order `prompts/list` shows them.
 pub fn all() -> Vec<Prompt> {
-    let mut prompts = vec![
+    vec![
         Prompt {
             name: "withings_daily_checkin",
             title: "Daily check-in",
@@ -121,10 +121,7 @@ pub fn all() -> Vec<Prompt> {
             },
             messages: None,
         },
-    ];
-    // Test-only fixtures for the conformance suite; empty unless WITHINGS_MCP_CONFORMANCE=1.
-    prompts.extend(crate::tools::conformance::prompts());
-    prompts
+    ]
 }
 
 /// Checks the arguments of `prompts/get` (missing required, unknown names, bad dates) and renders

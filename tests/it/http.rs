@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::stdio::{CONFORMANCE, command};
+#[cfg(feature = "conformance")]
+use crate::stdio::CONFORMANCE;
+use crate::stdio::command;
 
 /// A running `--http --port 0` server, killed on drop.
 pub struct Server {
@@ -282,6 +284,7 @@ fn protocol_version_header_is_validated() {
     );
 }
 
+#[cfg(feature = "conformance")]
 #[test]
 fn the_2026_07_28_headers_must_match_the_body() {
     let server = start(&[CONFORMANCE]);

@@ -34,6 +34,7 @@ pub fn command(env: &[(&str, &str)]) -> Command {
     cmd
 }
 
+#[cfg(feature = "conformance")]
 pub const CONFORMANCE: (&str, &str) = ("WITHINGS_MCP_CONFORMANCE", "1");
 
 struct Run {
@@ -290,6 +291,7 @@ fn unknown_fields_are_accepted_everywhere() {
     assert!(r.replies[1]["result"]["tools"].is_array(), "{}", r.replies[1]);
 }
 
+#[cfg(feature = "conformance")]
 #[test]
 fn tool_argument_errors_are_tool_results_naming_the_argument() {
     let input = lines(&[
@@ -312,6 +314,7 @@ fn tool_argument_errors_are_tool_results_naming_the_argument() {
     assert_eq!(ok["structuredContent"]["text"], "This is a simple text response for testing.");
 }
 
+#[cfg(feature = "conformance")]
 #[test]
 fn conformance_fixtures_are_hidden_unless_switched_on() {
     let list = |env: &[(&str, &str)]| {
@@ -336,12 +339,14 @@ fn conformance_fixtures_are_hidden_unless_switched_on() {
     assert!(prompts.contains(&"test_prompt_with_arguments".to_string()));
 }
 
+#[cfg(feature = "conformance")]
 struct Output {
     code: Option<i32>,
     stdout: String,
     stderr: String,
 }
 
+#[cfg(feature = "conformance")]
 fn cli(args: &[&str], env: &[(&str, &str)]) -> Output {
     let out = command(env).args(args).stdin(Stdio::null()).output().unwrap();
     Output {
@@ -351,6 +356,7 @@ fn cli(args: &[&str], env: &[(&str, &str)]) -> Output {
     }
 }
 
+#[cfg(feature = "conformance")]
 #[test]
 fn call_and_tools_commands_exit_codes() {
     let tools = cli(&["tools"], &[CONFORMANCE]);
