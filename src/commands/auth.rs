@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::cli::AuthOpts;
-use crate::store::config::{Config, DEFAULT_REDIRECT_URI, DEFAULT_SCOPES};
+use crate::store::config::{Config, Key};
 use crate::store::tokens::{self, Tokens};
 use crate::tools::Ctx;
 use crate::withings::client::Client;
@@ -48,8 +48,8 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
     }
     let started = Instant::now();
     let cfg = ctx.config()?;
-    cfg.require("WITHINGS_CLIENT_ID")?;
-    cfg.require("WITHINGS_CLIENT_SECRET")?;
+    cfg.require(Key::ClientId)?;
+    cfg.require(Key::ClientSecret)?;
     let token_path = cfg.token_path(&ctx.env)?;
     if let Some(input) = &opts.code {
         let expected = tokens::pending_state(&token_path, ctx.now);
@@ -57,15 +57,10 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
         let t = exchange(ctx, &cfg, started, &cb.code)?;
         return Ok(result(&token_path.display().to_string(), &t));
     }
-    let redirect = cfg.get("WITHINGS_REDIRECT_URI").unwrap_or(DEFAULT_REDIRECT_URI).to_string();
+    let redirect = cfg.redirect_uri().to_string();
     let state = oauth::new_state()?;
-    let url = oauth::authorize_url(
-        cfg.account_url(),
-        cfg.require("WITHINGS_CLIENT_ID")?,
-        cfg.get("WITHINGS_SCOPES").unwrap_or(DEFAULT_SCOPES),
-        &redirect,
-        &state,
-    );
+    let url =
+        oauth::authorize_url(cfg.account_url(), cfg.require(Key::ClientId)?, cfg.scopes(), &redirect, &state);
     let lb = match oauth::loopback(&redirect) {
         Ok(lb) => lb,
         Err(e) => {
@@ -82,10 +77,8 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
             lb.bind
         ))
     })?;
-    let timeout = opts
-        .timeout_secs
-        .or_else(|| cfg.get("WITHINGS_AUTH_TIMEOUT").and_then(|s| s.parse().ok()))
-        .unwrap_or(300);
+    let timeout =
+        opts.timeout_secs.or_else(|| cfg.get(Key::AuthTimeout).and_then(|s| s.parse().ok())).unwrap_or(300);
     match opts.no_open {
         true => eprintln!("Open this URL in a browser and approve access:"),
         false => {

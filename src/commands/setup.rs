@@ -10,6 +10,8 @@ use serde_json::{Map, Value, json};
 
 use crate::cli::{AuthOpts, SetupOpts};
 use crate::commands::clients::{self, ClientKind, Os};
+use crate::domain::named::Named;
+use crate::domain::privacy::PrivacyMode;
 use crate::domain::time::CivilDate;
 use crate::store::config::DEFAULT_REDIRECT_URI;
 use crate::store::fsutil;
@@ -58,9 +60,9 @@ pub fn run(ctx: &Ctx, opts: &SetupOpts) -> Result<u8> {
         )));
     }
     if let Some(p) = &privacy
-        && !matches!(p.as_str(), "summary" | "structured" | "raw")
+        && let Err(e) = PrivacyMode::parse(p)
     {
-        return Err(Error::Usage(format!("--privacy-mode must be summary, structured or raw, got {p}")));
+        return Err(Error::Usage(format!("--privacy-mode: {e}")));
     }
     let kind = match &opts.client {
         Some(c) => Some(c.parse::<ClientKind>()?),

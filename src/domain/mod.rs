@@ -5,6 +5,7 @@ pub mod chart;
 pub mod fields;
 pub mod heart;
 pub mod measures;
+pub mod named;
 pub mod privacy;
 pub mod sleep;
 pub mod summary;

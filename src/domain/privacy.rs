@@ -16,9 +16,9 @@
 //!
 //! Keys match case-insensitively, ignoring `_` and `-` (so `accessToken` is `access_token`).
 
-use std::str::FromStr;
-
 use serde_json::{Map, Value};
+
+use crate::domain::named::Named;
 
 /// How much of each record leaves the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,21 +29,15 @@ pub enum PrivacyMode {
 }
 
 impl PrivacyMode {
-    /// Every mode name, for schemas and messages.
-    pub const NAMES: [&'static str; 3] = ["summary", "structured", "raw"];
+    /// The mode when neither the call nor the configuration names one.
+    pub const DEFAULT: PrivacyMode = PrivacyMode::Structured;
+}
 
-    /// Parses `summary`, `structured` or `raw` (case-insensitive); the error lists the choices.
-    pub fn parse(s: &str) -> Result<PrivacyMode, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "summary" => Ok(PrivacyMode::Summary),
-            "structured" => Ok(PrivacyMode::Structured),
-            "raw" => Ok(PrivacyMode::Raw),
-            _ => Err(format!("unknown privacy mode `{s}`; use summary, structured or raw")),
-        }
-    }
+impl Named for PrivacyMode {
+    const ALL: &'static [PrivacyMode] = &[PrivacyMode::Summary, PrivacyMode::Structured, PrivacyMode::Raw];
+    const WHAT: &'static str = "privacy mode";
 
-    /// The mode's name.
-    pub fn as_str(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             PrivacyMode::Summary => "summary",
             PrivacyMode::Structured => "structured",
@@ -52,12 +46,7 @@ impl PrivacyMode {
     }
 }
 
-impl FromStr for PrivacyMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<PrivacyMode, String> {
-        PrivacyMode::parse(s)
-    }
-}
+crate::named_serde!(PrivacyMode);
 
 /// The data domains, for per-domain summary fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,7 +281,7 @@ mod tests {
         }
         let err = PrivacyMode::parse("full").unwrap_err();
         assert!(err.contains("full") && err.contains("summary, structured or raw"));
-        assert_eq!("raw".parse::<PrivacyMode>().map(PrivacyMode::as_str), Ok("raw"));
+        assert_eq!("raw".parse::<PrivacyMode>().map(PrivacyMode::name), Ok("raw"));
     }
 
     #[test]

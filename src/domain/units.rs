@@ -5,7 +5,7 @@
 //! with no conversion (`%`, `bpm`, `mmHg`, `m/s`, `kcal`, …) pass through unchanged. Non-finite
 //! input is rejected (`None`), so no NaN or infinity ever reaches output.
 
-use std::str::FromStr;
+use crate::domain::named::Named;
 
 /// A display unit system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,21 +16,15 @@ pub enum Units {
 }
 
 impl Units {
-    /// Every system name, for schemas and messages.
-    pub const NAMES: [&'static str; 3] = ["metric", "imperial", "uk"];
+    /// The system when neither the call nor the configuration names one.
+    pub const DEFAULT: Units = Units::Metric;
+}
 
-    /// Parses `metric`, `imperial` or `uk` (case-insensitive); the error lists the choices.
-    pub fn parse(s: &str) -> Result<Units, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "metric" => Ok(Units::Metric),
-            "imperial" => Ok(Units::Imperial),
-            "uk" => Ok(Units::Uk),
-            _ => Err(format!("unknown units `{s}`; use metric, imperial or uk")),
-        }
-    }
+impl Named for Units {
+    const ALL: &'static [Units] = &[Units::Metric, Units::Imperial, Units::Uk];
+    const WHAT: &'static str = "units";
 
-    /// The system's name.
-    pub fn as_str(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Units::Metric => "metric",
             Units::Imperial => "imperial",
@@ -39,12 +33,7 @@ impl Units {
     }
 }
 
-impl FromStr for Units {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Units, String> {
-        Units::parse(s)
-    }
-}
+crate::named_serde!(Units);
 
 /// Pounds per kilogram (exact by definition of the pound: 0.45359237 kg).
 pub const LB_PER_KG: f64 = 1.0 / 0.453_592_37;
@@ -128,7 +117,7 @@ mod tests {
     fn parse_units() {
         assert_eq!(Units::parse("UK"), Ok(Units::Uk));
         assert_eq!("imperial".parse::<Units>(), Ok(Units::Imperial));
-        assert_eq!(Units::parse("metric").map(Units::as_str), Ok("metric"));
+        assert_eq!(Units::parse("metric").map(Units::name), Ok("metric"));
         let err = Units::parse("stones").unwrap_err();
         assert!(err.contains("stones") && err.contains("metric, imperial or uk"));
     }

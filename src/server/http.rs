@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use crate::cli::ServeOpts;
 use crate::mcp::dispatch::{self, Engine, HANDSHAKE_VERSIONS, META_VERSION, STATELESS};
 use crate::mcp::jsonrpc::{self, RpcError};
-use crate::store::config::Config;
+use crate::store::config::{Config, Key};
 use crate::tools::Ctx;
 use crate::{Error, Result, VERSION};
 
@@ -115,9 +115,9 @@ fn busy_reply() -> Reply {
 
 /// Host and port from flags, then the environment and config file, then the defaults.
 fn address(cfg: &Config, opts: &ServeOpts) -> Result<(String, u16)> {
-    let host = opts.host.clone().or_else(|| cfg.get("WITHINGS_MCP_HOST").map(str::to_string));
+    let host = opts.host.clone().or_else(|| cfg.get(Key::Host).map(str::to_string));
     let host = host.unwrap_or_else(|| DEFAULT_HOST.to_string());
-    let port = match (opts.port, cfg.get("WITHINGS_MCP_PORT")) {
+    let port = match (opts.port, cfg.get(Key::Port)) {
         (Some(p), _) => p,
         (None, Some(s)) => s.trim().parse::<u16>().map_err(|_| {
             Error::Config(format!("WITHINGS_MCP_PORT must be a port number 0-65535, got `{s}`"))

@@ -3,27 +3,18 @@
 pub mod http;
 pub mod stdio;
 
+use crate::Result;
 use crate::cli::ServeOpts;
 use crate::mcp::dispatch::Engine;
-use crate::store::config::Config;
+use crate::store::config::{Config, Transport};
 use crate::tools::Ctx;
-use crate::{Error, Result};
 
 /// Runs the server mode chosen by flags and `WITHINGS_MCP_TRANSPORT` (environment, then config
 /// file). A config file that cannot be read does not stop the server: the environment decides
 /// then, and the tools report the file's problem.
 pub fn run(ctx: &Ctx, opts: &ServeOpts) -> Result<u8> {
     let cfg = ctx.config().unwrap_or_else(|_| Config::from_env_only(&ctx.env));
-    let http = opts.http
-        || match cfg.get("WITHINGS_MCP_TRANSPORT") {
-            None | Some("stdio") => false,
-            Some("http") => true,
-            Some(other) => {
-                return Err(Error::Config(format!(
-                    "WITHINGS_MCP_TRANSPORT must be `stdio` or `http`, got `{other}`"
-                )));
-            }
-        };
+    let http = opts.http || cfg.transport()? == Transport::Http;
     match http {
         true => http::run(ctx, opts, &cfg).map(|()| 0),
         false => {

@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::domain::named::Named;
+use crate::domain::privacy::PrivacyMode;
+use crate::domain::units::Units;
 use crate::{Error, Result};
 
 /// Default OAuth callback registered with the user's Withings app.
@@ -19,28 +22,116 @@ pub const DEFAULT_API_URL: &str = "https://wbsapi.withings.net";
 /// Default Withings account (authorization) base.
 pub const DEFAULT_ACCOUNT_URL: &str = "https://account.withings.com";
 
-/// Every configuration key this program reads (CONTRACT §2), in documentation order.
-pub const KEYS: &[&str] = &[
-    "WITHINGS_CLIENT_ID",
-    "WITHINGS_CLIENT_SECRET",
-    "WITHINGS_REDIRECT_URI",
-    "WITHINGS_SCOPES",
-    "WITHINGS_PRIVACY_MODE",
-    "WITHINGS_TOKEN_PATH",
-    "WITHINGS_CACHE",
-    "WITHINGS_CACHE_PATH",
-    "WITHINGS_NO_CACHE",
-    "WITHINGS_API_URL",
-    "WITHINGS_ACCOUNT_URL",
-    "WITHINGS_TZ",
-    "WITHINGS_DEMO",
-    "WITHINGS_UNITS",
-    "WITHINGS_MCP_TRANSPORT",
-    "WITHINGS_MCP_HOST",
-    "WITHINGS_MCP_PORT",
-    "WITHINGS_AUTH_TIMEOUT",
-    "WITHINGS_NO_RETRY",
-];
+/// Every configuration key this program reads (CONTRACT §2). Reading goes through this enum, so a
+/// misspelled key does not compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Key {
+    ClientId,
+    ClientSecret,
+    RedirectUri,
+    Scopes,
+    PrivacyMode,
+    TokenPath,
+    Cache,
+    CachePath,
+    NoCache,
+    ApiUrl,
+    AccountUrl,
+    Tz,
+    Demo,
+    Units,
+    Transport,
+    Host,
+    Port,
+    AuthTimeout,
+    NoRetry,
+}
+
+impl Key {
+    /// Every key, in documentation order.
+    pub const ALL: [Key; 19] = [
+        Key::ClientId,
+        Key::ClientSecret,
+        Key::RedirectUri,
+        Key::Scopes,
+        Key::PrivacyMode,
+        Key::TokenPath,
+        Key::Cache,
+        Key::CachePath,
+        Key::NoCache,
+        Key::ApiUrl,
+        Key::AccountUrl,
+        Key::Tz,
+        Key::Demo,
+        Key::Units,
+        Key::Transport,
+        Key::Host,
+        Key::Port,
+        Key::AuthTimeout,
+        Key::NoRetry,
+    ];
+
+    /// The variable's name, also its key in `config.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::ClientId => "WITHINGS_CLIENT_ID",
+            Key::ClientSecret => "WITHINGS_CLIENT_SECRET",
+            Key::RedirectUri => "WITHINGS_REDIRECT_URI",
+            Key::Scopes => "WITHINGS_SCOPES",
+            Key::PrivacyMode => "WITHINGS_PRIVACY_MODE",
+            Key::TokenPath => "WITHINGS_TOKEN_PATH",
+            Key::Cache => "WITHINGS_CACHE",
+            Key::CachePath => "WITHINGS_CACHE_PATH",
+            Key::NoCache => "WITHINGS_NO_CACHE",
+            Key::ApiUrl => "WITHINGS_API_URL",
+            Key::AccountUrl => "WITHINGS_ACCOUNT_URL",
+            Key::Tz => "WITHINGS_TZ",
+            Key::Demo => "WITHINGS_DEMO",
+            Key::Units => "WITHINGS_UNITS",
+            Key::Transport => "WITHINGS_MCP_TRANSPORT",
+            Key::Host => "WITHINGS_MCP_HOST",
+            Key::Port => "WITHINGS_MCP_PORT",
+            Key::AuthTimeout => "WITHINGS_AUTH_TIMEOUT",
+            Key::NoRetry => "WITHINGS_NO_RETRY",
+        }
+    }
+
+    /// The value used when neither the environment nor the file sets the key.
+    fn default(self) -> Option<&'static str> {
+        match self {
+            Key::RedirectUri => Some(DEFAULT_REDIRECT_URI),
+            Key::Scopes => Some(DEFAULT_SCOPES),
+            Key::PrivacyMode => Some(PrivacyMode::DEFAULT.name()),
+            Key::ApiUrl => Some(DEFAULT_API_URL),
+            Key::AccountUrl => Some(DEFAULT_ACCOUNT_URL),
+            Key::Units => Some(Units::DEFAULT.name()),
+            Key::Transport => Some(Transport::Stdio.name()),
+            Key::Host => Some("127.0.0.1"),
+            Key::Port => Some("3000"),
+            Key::AuthTimeout => Some("300"),
+            _ => None,
+        }
+    }
+}
+
+/// How the server is reached (`WITHINGS_MCP_TRANSPORT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    Http,
+}
+
+impl Named for Transport {
+    const ALL: &'static [Transport] = &[Transport::Stdio, Transport::Http];
+    const WHAT: &'static str = "transport";
+
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+        }
+    }
+}
 
 /// A snapshot of the process environment (or a hand-built one in tests).
 #[derive(Debug, Clone, Default)]
@@ -114,7 +205,7 @@ impl Source {
 /// Resolved configuration: each key's value and where it came from.
 #[derive(Debug, Clone)]
 pub struct Config {
-    values: BTreeMap<&'static str, (String, Source)>,
+    values: BTreeMap<Key, (String, Source)>,
     /// Path of the config file (whether or not it exists).
     pub file: PathBuf,
     /// True when the config file exists and was read.
@@ -127,55 +218,75 @@ impl Config {
     pub fn load(env: &Env) -> Result<Config> {
         let file = env.state_dir()?.join("config.json");
         let (file_values, file_found) = read_file(&file)?;
-        let mut values = BTreeMap::new();
-        for &key in KEYS {
-            if let Some(v) = env.get(key) {
-                values.insert(key, (v.to_string(), Source::Env));
-            } else if let Some(v) = file_values.get(key) {
-                values.insert(key, (v.clone(), Source::File));
-            } else if let Some(d) = default_for(key) {
-                values.insert(key, (d.to_string(), Source::Default));
-            }
-        }
-        Ok(Config { values, file, file_found })
+        Ok(Config { values: resolve(env, &file_values), file, file_found })
     }
 
     /// Builds a configuration from the environment alone (no file), for tests and demo mode.
     pub fn from_env_only(env: &Env) -> Config {
-        let mut values = BTreeMap::new();
-        for &key in KEYS {
-            match (env.get(key), default_for(key)) {
-                (Some(v), _) => values.insert(key, (v.to_string(), Source::Env)),
-                (None, Some(d)) => values.insert(key, (d.to_string(), Source::Default)),
-                (None, None) => None,
-            };
+        Config {
+            values: resolve(env, &BTreeMap::new()),
+            file: PathBuf::from("config.json"),
+            file_found: false,
         }
-        Config { values, file: PathBuf::from("config.json"), file_found: false }
     }
 
     /// A key's value, if set anywhere (or defaulted).
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.values.get(key).map(|(v, _)| v.as_str())
+    pub fn get(&self, key: Key) -> Option<&str> {
+        self.values.get(&key).map(|(v, _)| v.as_str())
     }
 
     /// Where a key's value came from, or `None` when unset.
-    pub fn source(&self, key: &str) -> Option<Source> {
-        self.values.get(key).map(|(_, s)| *s)
+    pub fn source(&self, key: Key) -> Option<Source> {
+        self.values.get(&key).map(|(_, s)| *s)
     }
 
     /// A required key, or a configuration error that says how to set it.
-    pub fn require(&self, key: &str) -> Result<&str> {
+    pub fn require(&self, key: Key) -> Result<&str> {
         match self.get(key) {
             Some(v) => Ok(v),
             None => Err(Error::Config(format!(
-                "{key} is not set; run `withings-mcp setup` or set the environment variable"
+                "{} is not set; run `withings-mcp setup` or set the environment variable",
+                key.name()
             ))),
         }
     }
 
+    /// A key that names one of a few values, parsed; a bad value is an error naming the key.
+    pub fn named<T: Named>(&self, key: Key) -> Result<Option<T>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => T::parse(v).map(Some).map_err(|e| Error::Config(format!("{}: {e}", key.name()))),
+        }
+    }
+
+    /// `WITHINGS_PRIVACY_MODE`, else structured.
+    pub fn privacy_mode(&self) -> Result<PrivacyMode> {
+        Ok(self.named(Key::PrivacyMode)?.unwrap_or(PrivacyMode::DEFAULT))
+    }
+
+    /// `WITHINGS_UNITS`, else metric.
+    pub fn units(&self) -> Result<Units> {
+        Ok(self.named(Key::Units)?.unwrap_or(Units::DEFAULT))
+    }
+
+    /// `WITHINGS_MCP_TRANSPORT`, else stdio.
+    pub fn transport(&self) -> Result<Transport> {
+        Ok(self.named(Key::Transport)?.unwrap_or(Transport::Stdio))
+    }
+
+    /// `WITHINGS_REDIRECT_URI`, else the default loopback callback.
+    pub fn redirect_uri(&self) -> &str {
+        self.get(Key::RedirectUri).unwrap_or(DEFAULT_REDIRECT_URI)
+    }
+
+    /// `WITHINGS_SCOPES`, else the default scopes.
+    pub fn scopes(&self) -> &str {
+        self.get(Key::Scopes).unwrap_or(DEFAULT_SCOPES)
+    }
+
     /// The token file path: `WITHINGS_TOKEN_PATH` or `~/.withings-mcp/tokens.json`.
     pub fn token_path(&self, env: &Env) -> Result<PathBuf> {
-        match self.get("WITHINGS_TOKEN_PATH") {
+        match self.get(Key::TokenPath) {
             Some(p) => Ok(expand_home(p, env)),
             None => Ok(env.state_dir()?.join("tokens.json")),
         }
@@ -183,34 +294,35 @@ impl Config {
 
     /// API base URL without a trailing slash.
     pub fn api_url(&self) -> &str {
-        self.get("WITHINGS_API_URL").unwrap_or(DEFAULT_API_URL).trim_end_matches('/')
+        self.get(Key::ApiUrl).unwrap_or(DEFAULT_API_URL).trim_end_matches('/')
     }
 
     /// Account base URL without a trailing slash.
     pub fn account_url(&self) -> &str {
-        self.get("WITHINGS_ACCOUNT_URL").unwrap_or(DEFAULT_ACCOUNT_URL).trim_end_matches('/')
+        self.get(Key::AccountUrl).unwrap_or(DEFAULT_ACCOUNT_URL).trim_end_matches('/')
     }
 
     /// True unless `WITHINGS_NO_RETRY=1`.
     pub fn retries_enabled(&self) -> bool {
-        !matches!(self.get("WITHINGS_NO_RETRY"), Some("1" | "true" | "yes"))
+        !matches!(self.get(Key::NoRetry), Some("1" | "true" | "yes"))
     }
 }
 
-fn default_for(key: &str) -> Option<&'static str> {
-    match key {
-        "WITHINGS_REDIRECT_URI" => Some(DEFAULT_REDIRECT_URI),
-        "WITHINGS_SCOPES" => Some(DEFAULT_SCOPES),
-        "WITHINGS_PRIVACY_MODE" => Some("structured"),
-        "WITHINGS_API_URL" => Some(DEFAULT_API_URL),
-        "WITHINGS_ACCOUNT_URL" => Some(DEFAULT_ACCOUNT_URL),
-        "WITHINGS_UNITS" => Some("metric"),
-        "WITHINGS_MCP_TRANSPORT" => Some("stdio"),
-        "WITHINGS_MCP_HOST" => Some("127.0.0.1"),
-        "WITHINGS_MCP_PORT" => Some("3000"),
-        "WITHINGS_AUTH_TIMEOUT" => Some("300"),
-        _ => None,
+/// Each key from the environment, else the file, else its default.
+fn resolve(env: &Env, file_values: &BTreeMap<String, String>) -> BTreeMap<Key, (String, Source)> {
+    let mut values = BTreeMap::new();
+    for key in Key::ALL {
+        let found = match (env.get(key.name()), file_values.get(key.name()), key.default()) {
+            (Some(v), _, _) => Some((v.to_string(), Source::Env)),
+            (None, Some(v), _) => Some((v.clone(), Source::File)),
+            (None, None, Some(d)) => Some((d.to_string(), Source::Default)),
+            (None, None, None) => None,
+        };
+        if let Some(f) = found {
+            values.insert(key, f);
+        }
     }
+    values
 }
 
 /// `~/x` → `$HOME/x`; anything else unchanged.
@@ -263,12 +375,12 @@ mod tests {
         let home = dir.to_str().unwrap();
         let env = Env::from_pairs(&[("HOME", home), ("WITHINGS_CLIENT_ID", "env-id")]);
         let c = Config::load(&env).unwrap();
-        assert_eq!(c.get("WITHINGS_CLIENT_ID"), Some("env-id"));
-        assert_eq!(c.source("WITHINGS_CLIENT_ID"), Some(Source::Env));
-        assert_eq!(c.get("WITHINGS_TZ"), Some("Europe/Paris"));
-        assert_eq!(c.source("WITHINGS_TZ"), Some(Source::File));
-        assert_eq!(c.get("WITHINGS_PRIVACY_MODE"), Some("structured"));
-        assert_eq!(c.source("WITHINGS_CLIENT_SECRET"), None);
+        assert_eq!(c.get(Key::ClientId), Some("env-id"));
+        assert_eq!(c.source(Key::ClientId), Some(Source::Env));
+        assert_eq!(c.get(Key::Tz), Some("Europe/Paris"));
+        assert_eq!(c.source(Key::Tz), Some(Source::File));
+        assert_eq!(c.get(Key::PrivacyMode), Some("structured"));
+        assert_eq!(c.source(Key::ClientSecret), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::store::config::{Config, Env, Source};
+use crate::store::config::{Config, Env, Key, Source};
 use crate::store::{fsutil, tokens};
 use crate::tools::{Annotations, Ctx, Output, Tool, wants_json};
 use crate::withings::client::Client;
@@ -170,19 +170,19 @@ pub fn readiness(env: &Env, now: i64) -> (bool, Vec<Check>) {
             Config::from_env_only(env)
         }
     };
-    for (id, key) in [("client_id", "WITHINGS_CLIENT_ID"), ("client_secret", "WITHINGS_CLIENT_SECRET")] {
+    for (id, key) in [("client_id", Key::ClientId), ("client_secret", Key::ClientSecret)] {
         match cfg.source(key) {
-            Some(src) => push(id, true, format!("{key} set ({})", src.name())),
-            None => push(id, false, format!("{key} is missing; run `withings-mcp setup`")),
+            Some(src) => push(id, true, format!("{} set ({})", key.name(), src.name())),
+            None => push(id, false, format!("{} is missing; run `withings-mcp setup`", key.name())),
         }
     }
-    let redirect = cfg.get("WITHINGS_REDIRECT_URI").unwrap_or_default().to_string();
+    let redirect = cfg.get(Key::RedirectUri).unwrap_or_default().to_string();
     let redirect_ok = redirect.starts_with("http://") || redirect.starts_with("https://");
     let listener = match oauth::loopback(&redirect) {
         Ok(l) => format!("`auth` listens on {}{}", l.bind, l.path),
         Err(_) => "not a loopback address: use `auth --code`".to_string(),
     };
-    let src = cfg.source("WITHINGS_REDIRECT_URI").unwrap_or(Source::Default).name();
+    let src = cfg.source(Key::RedirectUri).unwrap_or(Source::Default).name();
     push("redirect_uri", redirect_ok, format!("{redirect} ({src}); {listener}"));
 
     let token_path = cfg.token_path(env).ok();
@@ -303,9 +303,9 @@ fn connection_status(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
 fn get_auth_url(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     refuse_in_demo(ctx)?;
     let cfg = ctx.config()?;
-    let client_id = cfg.require("WITHINGS_CLIENT_ID")?;
-    let redirect = cfg.get("WITHINGS_REDIRECT_URI").unwrap_or(crate::store::config::DEFAULT_REDIRECT_URI);
-    let scopes = cfg.get("WITHINGS_SCOPES").unwrap_or(crate::store::config::DEFAULT_SCOPES);
+    let client_id = cfg.require(Key::ClientId)?;
+    let redirect = cfg.redirect_uri();
+    let scopes = cfg.scopes();
     let state = oauth::new_state()?;
     let url = oauth::authorize_url(cfg.account_url(), client_id, scopes, redirect, &state);
     tokens::save_pending_state(&cfg.token_path(&ctx.env)?, &state, ctx.now)?;

@@ -9,6 +9,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::domain::measures::{self, MeasureGroup};
+use crate::domain::named::Named;
 use crate::domain::summary::{self, Fetch, Inputs};
 use crate::domain::time::{CivilDate, Instant, Range, Zone, Zones};
 use crate::domain::units::Units;
@@ -65,7 +66,7 @@ pub fn tools() -> Vec<Tool> {
 fn units_prop() -> Value {
     json!({
         "type": "string",
-        "enum": Units::NAMES,
+        "enum": Units::names(),
         "description": "units for masses and distances in the text: metric, imperial or uk (default WITHINGS_UNITS); the JSON stays in SI (fields named _kg, _km)",
     })
 }
@@ -122,7 +123,7 @@ fn label(day: i64) -> String {
 fn annotate(v: &mut Value, zone: &Zone, requests: usize, units: Units) {
     if let Some(obj) = v.as_object_mut() {
         obj.insert("zone".into(), json!(zone.name()));
-        obj.insert("units".into(), json!(units.as_str()));
+        obj.insert("units".into(), json!(units.name()));
         obj.insert("upstream_requests".into(), json!(requests));
     }
 }

@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::domain::named::Named;
 use crate::domain::privacy::{self, Domain, PrivacyMode};
 use crate::domain::time::{self, Range, Zone, Zones};
 use crate::domain::units::{self, Units};
@@ -274,12 +275,12 @@ fn common_props() -> Value {
         },
         "privacy_mode": {
             "type": "string",
-            "enum": ["summary", "structured", "raw"],
+            "enum": PrivacyMode::names(),
             "description": "summary, structured (default, or WITHINGS_PRIVACY_MODE) or raw",
         },
         "units": {
             "type": "string",
-            "enum": Units::NAMES,
+            "enum": Units::names(),
             "description": "metric, imperial (lb, ft, mi, °F) or uk (st lb); default WITHINGS_UNITS or metric",
         },
     })
@@ -302,7 +303,7 @@ fn list_output_schema() -> Value {
                 },
                 "required": ["after", "before", "zone"],
             },
-            "privacy_mode": {"type": "string", "enum": ["summary", "structured", "raw"]},
+            "privacy_mode": {"type": "string", "enum": PrivacyMode::names()},
             "units": {"type": "string"},
             "upstream": {"type": "object"},
         }),
@@ -347,21 +348,23 @@ pub struct Settings {
 pub fn settings(ctx: &Ctx, args: &Map<String, Value>) -> Result<Settings> {
     let cfg = ctx.config()?;
     let zone = ctx.zone(&cfg)?;
-    let privacy = match args.get("privacy_mode").and_then(Value::as_str) {
-        Some(m) => PrivacyMode::parse(m).map_err(|e| Error::arg("privacy_mode", e))?,
-        None => {
-            let m = cfg.get("WITHINGS_PRIVACY_MODE").unwrap_or("structured");
-            PrivacyMode::parse(m).map_err(|e| Error::Config(format!("WITHINGS_PRIVACY_MODE: {e}")))?
-        }
+    let privacy = match named_arg(args, "privacy_mode")? {
+        Some(m) => m,
+        None => cfg.privacy_mode()?,
     };
-    let units = match args.get("units").and_then(Value::as_str) {
-        Some(u) => Units::parse(u).map_err(|e| Error::arg("units", e))?,
-        None => {
-            let u = cfg.get("WITHINGS_UNITS").unwrap_or("metric");
-            Units::parse(u).map_err(|e| Error::Config(format!("WITHINGS_UNITS: {e}")))?
-        }
+    let units = match named_arg(args, "units")? {
+        Some(u) => u,
+        None => cfg.units()?,
     };
     Ok(Settings { cfg, zone, privacy, units })
+}
+
+/// A validated argument that names one of a few values (privacy mode, units, metric…), parsed.
+pub fn named_arg<T: Named>(args: &Map<String, Value>, key: &str) -> Result<Option<T>> {
+    match args.get(key).and_then(Value::as_str) {
+        None => Ok(None),
+        Some(s) => T::parse(s).map(Some).map_err(|e| Error::arg(key, e)),
+    }
 }
 
 /// Resolves `after`/`before` into a range in `zone`; errors name the argument.
@@ -529,8 +532,8 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
         "has_more": fetched.has_more,
         "empty": records.is_empty() && !fetched.has_more,
         "range": range_json(&range, &s.zone),
-        "privacy_mode": s.privacy.as_str(),
-        "units": s.units.as_str(),
+        "privacy_mode": s.privacy.name(),
+        "units": s.units.name(),
         "upstream": {"action": format!("{} {}", spec.path, spec.action), "requests": client.requests_sent()},
     });
     if let (Some(next), Some(obj)) = (fetched.next_offset.filter(|_| fetched.has_more), out.as_object_mut()) {

@@ -7,7 +7,10 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use crate::Result;
-use crate::tools::{self, Annotations, Ctx, Output, Tool, input_schema, output_schema, prompts, resources};
+use crate::domain::named::Named;
+use crate::domain::privacy::PrivacyMode;
+use crate::store::config::Key;
+use crate::tools::{self, Annotations, Ctx, Output, Tool, input_schema, output_schema, resources};
 
 /// The local tools of this family.
 pub fn tools() -> Vec<Tool> {
@@ -288,7 +291,7 @@ fn manifest(_ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     };
     let tool_names: Vec<&str> = tools::all().iter().map(|t| t.name).collect();
     let resource_uris: Vec<&str> = resources::all().iter().map(|r| r.uri).collect();
-    let prompt_names: Vec<&str> = prompts::all().iter().map(|p| p.name).collect();
+    let prompt_names: Vec<&str> = tools::prompts().iter().map(|p| p.name).collect();
     let troubleshooting = json!([
         {"symptom": "not connected / needs auth", "action": "run `withings-mcp auth` (or `withings-mcp auth --code URL` on a headless host)"},
         {"symptom": "rate limited (601)", "action": "wait a minute; prefer the summary tools, which make few requests"},
@@ -335,7 +338,7 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
             ];
             let files: Vec<Value> =
                 entries.iter().map(|(p, want, what)| file_entry(p, *want, what, &mut problems)).collect();
-            (cfg.get("WITHINGS_PRIVACY_MODE").unwrap_or("structured").to_string(), files)
+            (cfg.get(Key::PrivacyMode).unwrap_or(PrivacyMode::DEFAULT.name()).to_string(), files)
         }
         (dir, cfg) => {
             if let Err(e) = dir {
@@ -344,7 +347,7 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
             if let Err(e) = cfg {
                 problems.push(e.to_string());
             }
-            ("structured".to_string(), Vec::new())
+            (PrivacyMode::DEFAULT.name().to_string(), Vec::new())
         }
     };
     let api = ctx

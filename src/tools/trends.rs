@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
 use crate::domain::measures::{self, MeasureGroup};
+use crate::domain::named::Named;
 use crate::domain::time::{self, CivilDate, Instant, Range, Zone};
 use crate::domain::trends::{self, Bounds, Reading, Trend, Window};
 use crate::domain::units::{self, Units};
@@ -22,13 +23,40 @@ const DEFAULT_DAYS: i64 = 90;
 /// Most points of the smoothed series returned (every `series_step`-th, ending on the latest).
 const MAX_SERIES_POINTS: usize = 200;
 
+/// What one reading of a metric is, and so which domain it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Read {
+    /// One measure type of the `getmeas` groups (weight 1, fat ratio 6, …).
+    Measure(i64),
+    /// Hours asleep in a night (naps left out).
+    SleepHours,
+    /// A night's sleep score.
+    SleepScore,
+    /// The lowest heart rate of a night's sleep.
+    SleepMinHr,
+    /// Steps of a civil day.
+    Steps,
+}
+
+impl Read {
+    fn source(self) -> Source {
+        match self {
+            Read::Measure(_) => Source::Measures,
+            Read::SleepHours | Read::SleepScore | Read::SleepMinHr => Source::SleepSummary,
+            Read::Steps => Source::Activity,
+        }
+    }
+}
+
 /// One metric: where its readings come from and what counts as noise.
 struct Metric {
     name: &'static str,
     label: &'static str,
     /// SI unit label.
     unit: &'static str,
-    source: Source,
+    read: Read,
+    /// Body composition: the answer adds fat versus lean mass.
+    composition: bool,
     /// Smallest change per week worth calling a trend.
     min_change_per_week: f64,
     /// Floor for the robust spread, so honest small changes are not rejected as outliers.
@@ -39,16 +67,16 @@ struct Metric {
 }
 
 const METRICS: &[Metric] = &[
-    metric("weight", "Weight", "kg", Source::Measures, 0.1, 0.3, 20.0, 400.0, 1),
-    metric("fat_ratio", "Fat ratio", "%", Source::Measures, 0.1, 0.3, 2.0, 75.0, 1),
-    metric("fat_mass", "Fat mass", "kg", Source::Measures, 0.1, 0.3, 1.0, 250.0, 1),
-    metric("muscle_mass", "Muscle mass", "kg", Source::Measures, 0.1, 0.3, 10.0, 200.0, 1),
-    metric("resting_hr", "Resting heart rate", "bpm", Source::SleepSummary, 0.5, 1.0, 25.0, 200.0, 0),
-    metric("systolic", "Systolic blood pressure", "mmHg", Source::Measures, 0.5, 2.0, 60.0, 260.0, 0),
-    metric("diastolic", "Diastolic blood pressure", "mmHg", Source::Measures, 0.5, 2.0, 30.0, 160.0, 0),
-    metric("sleep_duration", "Sleep duration", "h", Source::SleepSummary, 0.1, 0.25, 0.5, 16.0, 2),
-    metric("sleep_score", "Sleep score", "", Source::SleepSummary, 0.5, 2.0, 1.0, 100.0, 0),
-    metric("steps", "Steps", "steps", Source::Activity, 200.0, 500.0, 0.0, 100_000.0, 0),
+    metric("weight", "Weight", "kg", Read::Measure(1), 0.1, 0.3, 20.0, 400.0, 1),
+    metric("fat_ratio", "Fat ratio", "%", Read::Measure(6), 0.1, 0.3, 2.0, 75.0, 1),
+    metric("fat_mass", "Fat mass", "kg", Read::Measure(8), 0.1, 0.3, 1.0, 250.0, 1),
+    metric("muscle_mass", "Muscle mass", "kg", Read::Measure(76), 0.1, 0.3, 10.0, 200.0, 1),
+    metric("resting_hr", "Resting heart rate", "bpm", Read::SleepMinHr, 0.5, 1.0, 25.0, 200.0, 0),
+    metric("systolic", "Systolic blood pressure", "mmHg", Read::Measure(10), 0.5, 2.0, 60.0, 260.0, 0),
+    metric("diastolic", "Diastolic blood pressure", "mmHg", Read::Measure(9), 0.5, 2.0, 30.0, 160.0, 0),
+    metric("sleep_duration", "Sleep duration", "h", Read::SleepHours, 0.1, 0.25, 0.5, 16.0, 2),
+    metric("sleep_score", "Sleep score", "", Read::SleepScore, 0.5, 2.0, 1.0, 100.0, 0),
+    metric("steps", "Steps", "steps", Read::Steps, 200.0, 500.0, 0.0, 100_000.0, 0),
 ];
 
 #[allow(clippy::too_many_arguments)]
@@ -56,7 +84,7 @@ const fn metric(
     name: &'static str,
     label: &'static str,
     unit: &'static str,
-    source: Source,
+    read: Read,
     min_change_per_week: f64,
     min_spread: f64,
     lo: f64,
@@ -67,7 +95,9 @@ const fn metric(
         name,
         label,
         unit,
-        source,
+        read,
+        // Fat ratio, fat mass, muscle mass and weight: the masses that recomposition splits.
+        composition: matches!(read, Read::Measure(1 | 6 | 8 | 76)),
         min_change_per_week,
         min_spread,
         plausible: Bounds { min: lo, max: hi },
@@ -86,7 +116,7 @@ pub fn tools() -> Vec<Tool> {
             "metric": {"type": "string", "enum": metric_names(), "description": "what to analyse"},
             "after": {"type": "string", "description": "start, YYYY-MM-DD or ISO 8601 with offset (default: 90 days ago)"},
             "before": {"type": "string", "description": "end, YYYY-MM-DD or ISO 8601 with offset (default: now)"},
-            "units": {"type": "string", "enum": Units::NAMES, "description": "metric, imperial or uk; default WITHINGS_UNITS"},
+            "units": {"type": "string", "enum": Units::names(), "description": "metric, imperial or uk; default WITHINGS_UNITS"},
         })
     };
     vec![
@@ -182,19 +212,20 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let s = data::settings(ctx, args)?;
     let range = data::date_range(args, &s.zone, ctx.now, DEFAULT_DAYS)?;
     let mut client = ctx.client(&s.cfg, &s.zone)?;
-    let body = data::fetch_all(&mut client, metric.source, &range)?;
+    let source = metric.read.source();
+    let body = data::fetch_all(&mut client, source, &range)?;
     // Measure groups are decoded once: the metric and the recomposition both read them. A
     // guest's weigh-in is someone else's body, and a goal (category 2) is not a reading.
-    let groups: Vec<MeasureGroup> = match metric.source {
+    let groups: Vec<MeasureGroup> = match source {
         Source::Measures => measures::decode_measure_groups(&body)
             .into_iter()
             .filter(|g| !g.ambiguous() && g.category.unwrap_or(1) == 1)
             .collect(),
         _ => Vec::new(),
     };
-    let readings = match metric.source {
-        Source::Measures => measure_readings(&groups, measure_code(metric)),
-        _ => readings(metric, &body, &s.zone),
+    let readings = match metric.read {
+        Read::Measure(code) => measure_readings(&groups, code),
+        read => readings(read, &body, &s.zone),
     };
     let window = Window { start: range.start.0, end: range.end.0 - 1 };
     let mut params =
@@ -204,29 +235,12 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
         params.display_unit = unit;
     }
     let trend = trends::analyze(&readings, window, &params);
-    let recomposition = match metric.source {
-        Source::Measures if matches!(metric.name, "weight" | "fat_mass" | "fat_ratio" | "muscle_mass") => {
-            Some(recomposition(&groups, window, s.units))
-        }
-        _ => None,
-    };
-    let regularity = match metric.name {
-        "sleep_duration" | "sleep_score" => Some(sleep_regularity(&mut client, &body, &range, &s.zone)),
+    let recomposition = metric.composition.then(|| recomposition(&groups, window, s.units));
+    let regularity = match metric.read {
+        Read::SleepHours | Read::SleepScore => Some(sleep_regularity(&mut client, &body, &range, &s.zone)),
         _ => None,
     };
     Ok(Analysis { metric, units: s.units, zone: s.zone, range, trend, readings, recomposition, regularity })
-}
-
-/// The Withings measure type of a body metric.
-fn measure_code(metric: &Metric) -> i64 {
-    match metric.name {
-        "weight" => 1,
-        "fat_ratio" => 6,
-        "fat_mass" => 8,
-        "muscle_mass" => 76,
-        "systolic" => 10,
-        _ => 9,
-    }
 }
 
 /// One measure type's readings, in SI.
@@ -235,23 +249,23 @@ fn measure_readings(groups: &[MeasureGroup], code: i64) -> Vec<Reading> {
 }
 
 /// The readings of a sleep or activity metric in SI, from a whole-domain body.
-fn readings(metric: &Metric, body: &Value, zone: &Zone) -> Vec<Reading> {
-    match metric.source {
-        Source::SleepSummary => sleep::decode_nights(body)
+fn readings(read: Read, body: &Value, zone: &Zone) -> Vec<Reading> {
+    match read {
+        Read::SleepHours | Read::SleepScore | Read::SleepMinHr => sleep::decode_nights(body)
             .into_iter()
             .filter(|n| n.is_nap(zone) != Some(true))
             .filter_map(|n| {
                 let t = n.end?.0;
-                let value = match metric.name {
-                    "sleep_duration" => n.total_sleep_secs()? / 3600.0,
-                    "sleep_score" => n.sleep_score()?,
+                let value = match read {
+                    Read::SleepHours => n.total_sleep_secs()? / 3600.0,
+                    Read::SleepScore => n.sleep_score()?,
                     // The lowest heart rate of a night's sleep: the best resting rate a wearable sees.
                     _ => n.get("hr_min").filter(|v| *v > 0.0)?,
                 };
                 Some(Reading { t, value })
             })
             .collect(),
-        Source::Activity => {
+        Read::Steps => {
             // Several sources (watch, phone) may report the same day: keep the fullest, never the sum.
             let mut by_day: std::collections::BTreeMap<i64, f64> = std::collections::BTreeMap::new();
             for a in activity::decode_activities(body) {
@@ -268,7 +282,7 @@ fn readings(metric: &Metric, body: &Value, zone: &Zone) -> Vec<Reading> {
                 })
                 .collect()
         }
-        _ => Vec::new(),
+        Read::Measure(_) => Vec::new(),
     }
 }
 
@@ -401,7 +415,7 @@ fn trend_json(ctx: &Ctx, a: &Analysis) -> Value {
     json!({
         "metric": m.name,
         "unit": display_unit(m.unit, u),
-        "units": u.as_str(),
+        "units": u.name(),
         "as_of": time::format_local(Instant(ctx.now), &a.zone),
         "window": data::range_json(&a.range, &a.zone),
         "method": t.method,

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::error::ApiKind;
-use crate::store::config::{Config, Env};
+use crate::store::config::{Config, Env, Key};
 use crate::store::tokens::{self, Grant, Tokens};
 use crate::withings::http::HttpUpstream;
 use crate::withings::oauth;
@@ -85,12 +85,9 @@ impl Client {
             },
         };
         Ok(Client {
-            client_id: cfg.get("WITHINGS_CLIENT_ID").map(str::to_string),
-            client_secret: cfg.get("WITHINGS_CLIENT_SECRET").map(str::to_string),
-            redirect_uri: cfg
-                .get("WITHINGS_REDIRECT_URI")
-                .unwrap_or(crate::store::config::DEFAULT_REDIRECT_URI)
-                .to_string(),
+            client_id: cfg.get(Key::ClientId).map(str::to_string),
+            client_secret: cfg.get(Key::ClientSecret).map(str::to_string),
+            redirect_uri: cfg.redirect_uri().to_string(),
             token_path: cfg.token_path(env)?,
             upstream,
             now,
