@@ -43,6 +43,8 @@ pub struct Engine {
     /// The version agreed by `initialize` (stdio), or taken from the HTTP header.
     negotiated: Option<&'static str>,
     log_level: &'static str,
+    /// The client declared the MCP Apps extension at `initialize` (stdio sessions only).
+    ui: bool,
 }
 
 /// The era a single request is served in.
@@ -55,7 +57,7 @@ enum Era {
 impl Engine {
     /// A stdio session: nothing is served before `initialize` except `ping` and stateless requests.
     pub fn stdio(ctx: Ctx) -> Engine {
-        Engine { ctx, transport: Transport::Stdio, negotiated: None, log_level: "info" }
+        Engine { ctx, transport: Transport::Stdio, negotiated: None, log_level: "info", ui: false }
     }
 
     /// One HTTP request: `version` is the validated `MCP-Protocol-Version` header (absent means
@@ -63,7 +65,7 @@ impl Engine {
     pub fn http(ctx: Ctx, version: Option<&str>) -> Engine {
         let negotiated =
             HANDSHAKE_VERSIONS.iter().copied().find(|v| Some(*v) == version).or(Some("2025-03-26"));
-        Engine { ctx, transport: Transport::Http, negotiated, log_level: "info" }
+        Engine { ctx, transport: Transport::Http, negotiated, log_level: "info", ui: false }
     }
 
     /// The tool context (for transports that need configuration).
@@ -208,6 +210,7 @@ impl Engine {
         // Echo a version we speak; counter-offer the latest for anything else (never an error).
         let version = HANDSHAKE_VERSIONS.iter().copied().find(|v| *v == asked).unwrap_or(LATEST);
         self.negotiated = Some(version);
+        self.ui = resources::declares_ui(params.get("capabilities"));
         json!({
             "protocolVersion": version,
             "capabilities": capabilities(version),
@@ -216,12 +219,21 @@ impl Engine {
         })
     }
 
+    /// True when this request's client renders MCP Apps views: declared at `initialize` (a stdio
+    /// session) or in the request's own `_meta` (the stateless era, where it is the only place;
+    /// a handshake-era request may carry it too, which is all a stateless HTTP server can see).
+    fn renders_ui(&self, params: &Map<String, Value>, era: Era) -> bool {
+        let per_request = params.get("_meta").and_then(|m| m.get(META_CAPABILITIES));
+        (era == Era::Handshake && self.ui) || resources::declares_ui(per_request)
+    }
+
     /// Methods common to both eras.
     fn method(&mut self, method: &str, params: &Map<String, Value>, era: Era) -> Result<Value, RpcError> {
         match method {
             "tools/list" => {
                 check_cursor(params)?;
-                let tools: Vec<Value> = tools::all().iter().cloned().map(tool_json).collect();
+                let ui = self.renders_ui(params, era);
+                let tools: Vec<Value> = tools::all().iter().cloned().map(|t| tool_json(t, ui)).collect();
                 Ok(jsonrpc::object([("tools", Value::Array(tools))]))
             }
             "tools/call" => self.call_tool(params),
@@ -233,6 +245,10 @@ impl Engine {
             "resources/list" => {
                 check_cursor(params)?;
                 let mut list: Vec<Value> = resources::all().iter().map(resource_json).collect();
+                // A client without the extension cannot show the view: its list stays as it was.
+                if self.renders_ui(params, era) {
+                    list.push(resources::dashboard_entry());
+                }
                 list.extend(conformance::resources());
                 Ok(json!({"resources": list}))
             }
@@ -259,6 +275,10 @@ impl Engine {
         let uri = require_str(params, "uri")?;
         if let Some(contents) = conformance::read(uri) {
             return Ok(json!({"contents": contents}));
+        }
+        // Readable by anyone: a host may fetch the view before it knows it will show it.
+        if uri == resources::DASHBOARD_URI {
+            return Ok(json!({"contents": resources::dashboard_contents()}));
         }
         let Some(res) = resources::all().into_iter().find(|r| r.uri == uri) else {
             let code = match era {
@@ -448,6 +468,9 @@ fn cache_hint(method: &str, params: &Map<String, Value>) -> Option<(u64, &'stati
         }
         "resources/read" => {
             let uri = params.get("uri").and_then(Value::as_str).unwrap_or("");
+            if uri == resources::DASHBOARD_URI {
+                return Some((300_000, "public"));
+            }
             let personal = resources::all().iter().find(|r| r.uri == uri).is_none_or(|r| r.personal);
             Some(match personal {
                 true => (0, "private"),
@@ -459,7 +482,8 @@ fn cache_hint(method: &str, params: &Map<String, Value>) -> Option<(u64, &'stati
 }
 
 /// A tool's `tools/list` entry; takes the tool by value so the schemas move instead of copying.
-fn tool_json(t: tools::Tool) -> Value {
+/// With `ui`, the tools the dashboard renders link it (MCP Apps `_meta.ui.resourceUri`).
+fn tool_json(t: tools::Tool, ui: bool) -> Value {
     let annotations = json!({
         "title": t.title,
         "readOnlyHint": t.annotations.read_only,
@@ -467,14 +491,21 @@ fn tool_json(t: tools::Tool) -> Value {
         "idempotentHint": t.annotations.idempotent,
         "openWorldHint": t.annotations.open_world,
     });
-    jsonrpc::object([
+    let mut entry = jsonrpc::object([
         ("name", Value::from(t.name)),
         ("title", Value::from(t.title)),
         ("description", Value::from(t.description)),
         ("inputSchema", t.input_schema),
         ("outputSchema", t.output_schema),
         ("annotations", annotations),
-    ])
+    ]);
+    if ui
+        && resources::DASHBOARD_TOOLS.contains(&t.name)
+        && let Some(obj) = entry.as_object_mut()
+    {
+        obj.insert("_meta".into(), json!({"ui": {"resourceUri": resources::DASHBOARD_URI}}));
+    }
+    entry
 }
 
 fn prompt_json(p: &prompts::Prompt) -> Value {

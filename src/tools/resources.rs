@@ -86,3 +86,89 @@ pub fn all() -> Vec<Resource> {
         },
     ]
 }
+
+/// The MCP Apps extension (SEP-1865): a host that declares it renders a tool's result in a view.
+pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// The one view: a self-contained page that renders charts, trends and briefs.
+pub const DASHBOARD_URI: &str = "ui://withings/dashboard";
+/// The mimeType of an MCP Apps HTML view.
+pub const APP_MIME: &str = "text/html;profile=mcp-app";
+/// Tools whose `structuredContent` the dashboard knows how to render.
+pub const DASHBOARD_TOOLS: &[&str] =
+    &["withings_chart", "withings_trends", "withings_daily_summary", "withings_weekly_summary"];
+/// Compiled in: no file to find at run time, and no external URL inside, so it works offline and
+/// under the host's default CSP (`default-src 'none'`, inline script and style only).
+const DASHBOARD_HTML: &str = include_str!("dashboard.html");
+
+/// True when client capabilities declare the MCP Apps extension for HTML views. `mimeTypes` is
+/// required by the spec; a client that omits it still asked for the extension, so it counts.
+pub fn declares_ui(capabilities: Option<&Value>) -> bool {
+    let Some(ext) = capabilities.and_then(|c| c.get("extensions")).and_then(|e| e.get(UI_EXTENSION)) else {
+        return false;
+    };
+    match ext.get("mimeTypes") {
+        Some(Value::Array(types)) => types.iter().any(|t| t.as_str() == Some(APP_MIME)),
+        Some(_) => false,
+        None => ext.is_object(),
+    }
+}
+
+/// The dashboard's `resources/list` entry.
+pub fn dashboard_entry() -> Value {
+    json!({
+        "uri": DASHBOARD_URI,
+        "name": "dashboard",
+        "title": "Withings dashboard",
+        "description": "An interactive view of withings_chart, withings_trends and the daily and weekly briefs (MCP Apps).",
+        "mimeType": APP_MIME,
+    })
+}
+
+/// The dashboard's `resources/read` contents. It asks for a border: it draws its own background.
+pub fn dashboard_contents() -> Value {
+    json!([{
+        "uri": DASHBOARD_URI,
+        "mimeType": APP_MIME,
+        "text": DASHBOARD_HTML,
+        "_meta": {"ui": {"prefersBorder": true}},
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ui_extension_is_declared_only_with_html_views() {
+        let caps = |ext: Value| json!({"extensions": {UI_EXTENSION: ext}});
+        let cases = [
+            (Some(caps(json!({"mimeTypes": [APP_MIME]}))), true),
+            (Some(caps(json!({"mimeTypes": ["text/plain", APP_MIME]}))), true),
+            (Some(caps(json!({}))), true),
+            (Some(caps(json!({"mimeTypes": ["text/uri-list"]}))), false),
+            (Some(caps(json!({"mimeTypes": APP_MIME}))), false),
+            (Some(caps(json!(true))), false),
+            (Some(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})), false),
+            (Some(json!({})), false),
+            (None, false),
+        ];
+        for (c, want) in cases {
+            assert_eq!(declares_ui(c.as_ref()), want, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn the_dashboard_is_one_self_contained_page() {
+        let html = DASHBOARD_HTML.to_ascii_lowercase();
+        assert!(html.starts_with("<!doctype html>"), "a complete HTML5 document");
+        // Nothing may load from elsewhere: the host's default CSP would block it, and offline
+        // there is nothing to load. The SVG namespace is an identifier, never fetched.
+        let outside = html.replace("http://www.w3.org/2000/svg", "");
+        for needle in
+            ["http:", "https:", "src=", "@import", "url(", "//cdn", "fetch(", "xmlhttprequest", "websocket"]
+        {
+            assert!(!outside.contains(needle), "the page must not contain `{needle}`");
+        }
+        assert!(!html.contains("=\"//") && !html.contains("='//"), "no protocol-relative URL");
+    }
+}

@@ -150,6 +150,8 @@ pub fn tools() -> Vec<Tool> {
                     "window": {"type": "object"},
                     "mime_type": {"type": "string"},
                     "svg": {"type": "string"},
+                    "series": {"type": "array", "items": {"type": "object"}, "maxItems": MAX_SERIES_POINTS},
+                    "series_step": {"type": "integer", "minimum": 1},
                 }),
                 &["metric", "unit", "readings", "verdict", "mime_type", "svg"],
             ),
@@ -395,23 +397,7 @@ fn trend_json(ctx: &Ctx, a: &Analysis) -> Value {
             "points": s.n_points,
         })
     });
-    // The full series can be thousands of points; an agent needs its shape, not every reading,
-    // and MCP clients choke on megabyte answers. Keep an even subsample that ends on the latest.
-    let step = t.smoothed.len().div_ceil(MAX_SERIES_POINTS).max(1);
-    let last = t.smoothed.len().saturating_sub(1);
-    let series: Vec<Value> = t
-        .smoothed
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| (last - i).is_multiple_of(step))
-        .map(|(_, p)| {
-            json!({
-                "date": a.zone.local_date(Instant(p.t)).to_string(),
-                "value": dv(p.value),
-                "trend": dv(p.trend),
-            })
-        })
-        .collect();
+    let (series, step) = series_json(a);
     json!({
         "metric": m.name,
         "unit": display_unit(m.unit, u),
@@ -434,6 +420,30 @@ fn trend_json(ctx: &Ctx, a: &Analysis) -> Value {
         "recomposition": a.recomposition,
         "sleep_regularity": a.regularity,
     })
+}
+
+/// The readings and their trend, in display units, with the step between kept readings. The
+/// full series can be thousands of points; an agent needs its shape, not every reading, and MCP
+/// clients choke on megabyte answers. Keep an even subsample that ends on the latest.
+fn series_json(a: &Analysis) -> (Vec<Value>, usize) {
+    let (m, u) = (a.metric, a.units);
+    let dv = |v: f64| display_value(v, m.unit, u, m.decimals);
+    let smoothed = &a.trend.smoothed;
+    let step = smoothed.len().div_ceil(MAX_SERIES_POINTS).max(1);
+    let last = smoothed.len().saturating_sub(1);
+    let series = smoothed
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| (last - i).is_multiple_of(step))
+        .map(|(_, p)| {
+            json!({
+                "date": a.zone.local_date(Instant(p.t)).to_string(),
+                "value": dv(p.value),
+                "trend": dv(p.trend),
+            })
+        })
+        .collect();
+    (series, step)
 }
 
 fn trend_markdown(v: &Value) -> String {
@@ -553,6 +563,7 @@ fn chart_svg(a: &Analysis) -> String {
 fn run_chart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let a = analyse(ctx, args)?;
     let svg = chart_svg(&a);
+    let (series, step) = series_json(&a);
     let m = a.metric;
     let uri = format!("withings://chart/{}.svg", m.name);
     let extra = vec![
@@ -568,6 +579,9 @@ fn run_chart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
         "window": data::range_json(&a.range, &a.zone),
         "mime_type": "image/svg+xml",
         "svg": svg,
+        // The plotted data, for a view that draws the chart itself (the MCP Apps dashboard).
+        "series": series,
+        "series_step": step,
     });
     let markdown = format!(
         "# {} chart\n\n{} readings from {} to {} ({}); verdict: {}. The SVG follows as an image and as an embedded resource.\n",

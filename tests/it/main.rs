@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod access;
+mod apps;
 mod briefs;
 mod concurrency;
 mod data;

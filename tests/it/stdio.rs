@@ -37,13 +37,13 @@ pub fn command(env: &[(&str, &str)]) -> Command {
 #[cfg(feature = "conformance")]
 pub const CONFORMANCE: (&str, &str) = ("WITHINGS_MCP_CONFORMANCE", "1");
 
-struct Run {
-    replies: Vec<Value>,
-    code: Option<i32>,
+pub struct Run {
+    pub replies: Vec<Value>,
+    pub code: Option<i32>,
 }
 
 /// Feeds `input` to a stdio server, closes stdin, and collects every reply line.
-fn run(input: &[u8], env: &[(&str, &str)]) -> Run {
+pub fn run(input: &[u8], env: &[(&str, &str)]) -> Run {
     let mut child =
         command(env).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
@@ -61,7 +61,7 @@ fn run(input: &[u8], env: &[(&str, &str)]) -> Run {
     Run { replies, code: out.status.code() }
 }
 
-fn lines(messages: &[Value]) -> Vec<u8> {
+pub fn lines(messages: &[Value]) -> Vec<u8> {
     messages.iter().flat_map(|m| format!("{m}\n").into_bytes()).collect()
 }
 
@@ -69,7 +69,7 @@ fn init(version: &str) -> Value {
     json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":version,"capabilities":{},"clientInfo":{"name":"it","version":"1"}}})
 }
 
-fn req(id: i64, method: &str, params: Value) -> Value {
+pub fn req(id: i64, method: &str, params: Value) -> Value {
     json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})
 }
 
