@@ -3,6 +3,12 @@
 # the real binary. Exits non-zero on any failure. Usage: interop/run.sh [path/to/withings-mcp]
 set -euo pipefail
 
+# The conformance suite's current releases need Node 22 (they crash on Node 20). npm serves Node
+# itself as the `node` package: it is installed once into a cache folder outside the tree (taken
+# from the real HOME, before the run replaces HOME) and put first on PATH for the suite.
+NODE_VERSION=22.23.3
+node_cache="${XDG_CACHE_HOME:-$HOME/.cache}/withings-mcp/node-$NODE_VERSION"
+
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 bin="${1:-$root/target/release/withings-mcp}"
@@ -60,13 +66,40 @@ start_http
 "$py" "$here/py_client.py" http-client "$url"
 stop_http
 
-echo "== MCP conformance suite (@modelcontextprotocol/conformance, pinned in interop/package.json)"
+echo "== Node $NODE_VERSION (npm package node@$NODE_VERSION in $node_cache)"
+if [ "$("$node_cache/node_modules/.bin/node" --version 2>/dev/null || true)" != "v$NODE_VERSION" ]; then
+    mkdir -p "$node_cache"
+    [ -f "$node_cache/package.json" ] || echo '{"private": true}' > "$node_cache/package.json"
+    (cd "$node_cache" && npm install --no-audit --no-fund --loglevel=error "node@$NODE_VERSION")
+fi
+export PATH="$node_cache/node_modules/.bin:$PATH"
+[ "$(node --version)" = "v$NODE_VERSION" ] || { echo "interop: node on PATH is $(node --version)" >&2; exit 1; }
+
+conformance="$(sed -n 's/.*"@modelcontextprotocol\/conformance": "\(.*\)".*/\1/p' "$here/package.json")"
+echo "== MCP conformance suite $conformance (pinned in interop/package.json) on Node $(node --version)"
 (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 start_http
 started=$(date +%s)
-(cd "$here" && ./node_modules/.bin/conformance server --url "$url" \
-    --expected-failures "$here/conformance-baseline.yml" -o "$work/results") | tee "$work/conformance.txt"
-status=${PIPESTATUS[0]}
+# Three runs against one server: the active suite and the pending scenarios (handshake era,
+# 2025-11-25) and exactly what the stateless 2026-07-28 revision requires. One baseline lists
+# every failure that remains, with its reason; a new failure or a stale entry fails the run.
+status=0
+for run in "active|--suite active" "pending|--suite pending" "2026-07-28|--requirements 2026-07-28"; do
+    name="${run%%|*}"
+    read -r -a args <<< "${run#*|}"
+    log="$work/conformance-$name.txt"
+    set +e
+    (cd "$here" && ./node_modules/.bin/conformance server --url "$url" "${args[@]}" \
+        --expected-failures "$here/conformance-baseline.yml" -o "$work/results-$name") > "$log" 2>&1
+    rc=$?
+    set -e
+    # The scenario table and the baseline verdict; the suite's own "Total" line is reworded so
+    # that it is not taken for this script's test count.
+    reword() { sed -e 's/^Total: \([0-9]*\) passed, \([0-9]*\) failed/checks: \1 passed and \2 failed/'; }
+    sed -n '/=== SUMMARY ===/,$p' "$log" | reword
+    echo "== conformance $name: exit $rc"
+    [ "$rc" = 0 ] || { status=1; grep -B2 -A30 'Running scenario' "$log" | tail -n 60 | reword; }
+done
 stop_http
 echo "== conformance: exit $status in $(( $(date +%s) - started )) s"
 exit "$status"
