@@ -193,7 +193,40 @@ fn fixture_tools() -> Vec<Tool> {
             unsupported,
         ),
         tool("test_elicitation_sep1330_enums", "Would ask the user with enums.", no_args(), unsupported),
+        tool(
+            "json_schema_2020_12_tool",
+            "Tool with JSON Schema 2020-12 features",
+            json_schema_2020_12(),
+            |_, _| Ok(text_output("ok", Vec::new())),
+        ),
     ]
+}
+
+/// The scenario `json-schema-2020-12` checks that these keywords reach the client untouched:
+/// `$schema`, `$defs` (with an `$anchor`), `additionalProperties`, `allOf`/`anyOf` and
+/// `if`/`then`/`else`.
+fn json_schema_2020_12() -> Value {
+    json!({
+        "$schema": crate::tools::SCHEMA_DIALECT,
+        "type": "object",
+        "$defs": {"address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }},
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"},
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false,
+    })
 }
 
 fn unsupported(_: &Ctx, _: &Map<String, Value>) -> Result<Output> {
