@@ -251,11 +251,12 @@ fn chromium() -> Option<PathBuf> {
     std::env::split_paths(&path).map(|d| d.join("chromium")).find(|p| p.is_file())
 }
 
-/// Headless Chromium with the flags this machine needs and a fresh profile for each run.
+/// Headless Chromium with the flags this machine needs and a fresh profile for each run, under
+/// coreutils' `timeout` so that a browser that hangs fails the test instead of stalling it.
 fn browser(chromium: &Path, dir: &Path, run: &str) -> Command {
     let profile = dir.join(format!("profile-{run}"));
-    let mut cmd = Command::new(chromium);
-    cmd.args([
+    let mut cmd = Command::new("timeout");
+    cmd.arg("120").arg(chromium).args([
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
