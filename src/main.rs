@@ -33,7 +33,7 @@ fn run() -> Result<u8> {
     match args.command {
         Command::Help(text) => print(text),
         Command::Version => print(&format!("withings-mcp {VERSION}\n")),
-        Command::Serve(o) => server::run(&ctx, &o),
+        Command::Serve(o) => server::run(&ctx, &server::Options { http: o.http, host: o.host, port: o.port }),
         Command::Setup(o) => commands::setup::run(&ctx, &o),
         Command::Auth(o) => commands::auth::run(&ctx, &o),
         Command::Doctor(o) => commands::doctor::run(&ctx, &o),

@@ -11,7 +11,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use withings_mcp::server::http::{self, BODY_LIMIT, Reply, Route};
+use withings_mcp::server::handle::{decode_name, handle_mcp};
+use withings_mcp::server::head::parse_head;
+use withings_mcp::server::route::{self as http, BODY_LIMIT, Reply, Route};
 use withings_mcp::store::config::Env;
 use withings_mcp::tools::Ctx;
 
@@ -51,7 +53,7 @@ fn check_reply(r: &Reply) {
 
 fuzz_target!(|data: &[u8]| {
     // The server's own head parser, on the raw bytes as they come off the socket.
-    if let Some(h) = http::parse_head(data) {
+    if let Some(h) = parse_head(data) {
         assert!(!h.method.is_empty() && h.method.bytes().all(|b| b.is_ascii_alphabetic()), "{h:?}");
         assert!(h.url.starts_with('/'), "{h:?}");
         assert!(h.headers.iter().all(|(k, _)| !k.is_empty() && k.bytes().all(|b| !b.is_ascii_uppercase())), "{h:?}");
@@ -82,7 +84,7 @@ fuzz_target!(|data: &[u8]| {
             let rest = lower.strip_prefix("http://").or_else(|| lower.strip_prefix("https://"));
             assert!(rest.is_some_and(loopback_host), "origin_ok accepted {v:?}");
         }
-        let _ = (http::content_type_ok(v), http::accept_ok(v), http::decode_name(v));
+        let _ = (http::content_type_ok(v), http::accept_ok(v), decode_name(v));
     }
     match http::precheck(&method, &url, &headers) {
         Err(reply) => check_reply(&reply),
@@ -92,7 +94,7 @@ fuzz_target!(|data: &[u8]| {
             if let Route::Mcp(version) = route {
                 // serve_one refuses a longer body before reading it all.
                 if body.len() <= BODY_LIMIT {
-                    check_reply(&http::handle_mcp(&ctx(), version, &headers, body));
+                    check_reply(&handle_mcp(&ctx(), version, &headers, body));
                 }
             }
         }
