@@ -15,16 +15,16 @@
 //! The checks (Host/Origin against DNS rebinding, media types, body size, protocol headers) live
 //! in `route` as pure functions over a header list; this file only does the I/O.
 
-use std::io::{BufReader, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use crate::mcp::jsonrpc::{self, RpcError};
 use crate::server::Options;
+use crate::server::conns::{Conns, Ticket};
 use crate::server::handle::handle_mcp;
-use crate::server::read::{BodyError, HeadError, drain, read_body, read_head};
+use crate::server::read::{BodyError, HeadError, Timed, drain, read_body, read_head};
 use crate::server::route::{self, Reply, Route, header, precheck};
 use crate::store::config::{Config, Key};
 use crate::tools::Ctx;
@@ -33,9 +33,17 @@ use crate::{Error, Result};
 /// The address used when neither flags nor environment name one.
 pub const DEFAULT_HOST: &str = "127.0.0.1";
 pub const DEFAULT_PORT: u16 = 3000;
-/// A client that sends or reads nothing for this long is dropped.
+/// A client whose request head is incomplete and that sends nothing for this long is dropped
+/// (CONTRACT §8.3)...
+const HEAD_IDLE: Duration = Duration::from_secs(2);
+/// ...and so is one that takes longer than this for the whole head, however it drips.
+const HEAD_TIME: Duration = Duration::from_secs(5);
+/// A client that sends or reads nothing for this long during its body or answer is dropped...
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
-/// Connections served at once; more are answered 503 at once (a loopback server for one user).
+/// ...and so is one whose body takes longer than this in all (1 MiB needs milliseconds here).
+const BODY_TIME: Duration = Duration::from_secs(30);
+/// Connections served at once (a loopback server for one user). A new connection beyond it
+/// takes the place of the oldest slow one (`conns`); 503 only when every one is being handled.
 const MAX_CONNECTIONS: usize = 256;
 
 /// Serves MCP over HTTP on a loopback address until the process is stopped.
@@ -77,18 +85,16 @@ enum Event {
 
 /// Hands every connection to an I/O thread of its own until the listener fails.
 fn accept(listener: &TcpListener, events: &mpsc::Sender<Event>) {
-    let open = Arc::new(AtomicUsize::new(0));
+    let conns = Conns::new(MAX_CONNECTIONS);
     for conn in listener.incoming() {
         match conn {
             Ok(stream) => {
-                let (events, open) = (events.clone(), Arc::clone(&open));
-                std::thread::spawn(move || {
-                    let busy = open.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS;
-                    match busy {
-                        true => write_reply(&stream, &route::busy(), false),
-                        false => serve_conn(&stream, &events),
-                    }
-                    open.fetch_sub(1, Ordering::SeqCst);
+                let stream = Arc::new(stream);
+                let ticket = conns.admit(&stream);
+                let events = events.clone();
+                std::thread::spawn(move || match ticket {
+                    Some(ticket) => serve_conn(&stream, &events, &ticket),
+                    None => write_reply(&stream, &route::busy(), false),
                 });
             }
             // A connection that died before it was accepted, or a full file table: keep going.
@@ -139,17 +145,24 @@ pub fn bind_ip(host: &str) -> Result<IpAddr> {
 
 /// Reads, routes and answers one request, on its own I/O thread; an MCP message is handled by
 /// the handling thread (`run`).
-fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>) {
+fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>, ticket: &Ticket) {
     // A stalled client times out here, on its own thread, without touching anyone else.
-    let _ = stream.set_read_timeout(Some(IO_TIMEOUT));
     let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
-    let mut reader = BufReader::with_capacity(8 * 1024, stream);
+    let mut reader = BufReader::with_capacity(8 * 1024, Timed::new(stream, HEAD_IDLE, HEAD_TIME));
     let head = match read_head(&mut reader) {
         Ok(h) => h,
-        Err(HeadError::Gone) => return,
-        Err(HeadError::TooLarge) => return write_reply(stream, &Reply::empty(431), false),
-        Err(HeadError::Malformed) => return write_reply(stream, &route::bad_request(), false),
+        Err(e) => {
+            let reply = match e {
+                HeadError::Gone => return,
+                HeadError::Slow => route::too_slow(HEAD_IDLE, HEAD_TIME),
+                HeadError::TooLarge => Reply::empty(431),
+                HeadError::Malformed(why) => route::bad_request(why),
+            };
+            write_reply(stream, &reply, false);
+            return linger(stream);
+        }
     };
+    reader.get_mut().restart(IO_TIMEOUT, BODY_TIME);
     let head_only = head.method == "HEAD";
     let expects_continue =
         header(&head.headers, "expect").is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
@@ -157,7 +170,7 @@ fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>) {
         Err(reply) => {
             // A client waiting for `100 Continue` has sent no body: there is nothing to drain.
             if !expects_continue {
-                drain(&mut reader, &head.headers);
+                drain(&mut reader, head.framing);
             }
             reply
         }
@@ -166,13 +179,18 @@ fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>) {
             if expects_continue {
                 let _ = (&*stream).write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
             }
-            match read_body(&mut reader, &head.headers) {
-                Ok(body) => handle_elsewhere(events, version, head.headers, body),
+            match read_body(&mut reader, head.framing) {
+                Ok(body) => {
+                    ticket.handling(true);
+                    let reply = handle_elsewhere(events, version, head.headers, body);
+                    ticket.handling(false);
+                    reply
+                }
                 Err(BodyError::TooLarge) => {
-                    drain(&mut reader, &head.headers);
+                    drain(&mut reader, head.framing);
                     route::too_large()
                 }
-                Err(BodyError::Malformed) => route::bad_request(),
+                Err(BodyError::Malformed) => route::bad_request("malformed chunked body"),
                 Err(BodyError::Gone) => return,
             }
         }
@@ -212,6 +230,14 @@ fn write_reply(stream: &TcpStream, reply: &Reply, head_only: bool) {
     let _ = stream.shutdown(std::net::Shutdown::Write);
 }
 
+/// After refusing a head, reads and drops what the client may still be sending, briefly and
+/// bounded: closing a socket with unread input resets the connection, and the client would
+/// lose the answer that says what was wrong.
+fn linger(stream: &TcpStream) {
+    let mut rest = Timed::new(stream, Duration::from_millis(500), Duration::from_secs(1)).take(64 * 1024);
+    let _ = std::io::copy(&mut rest, &mut std::io::sink());
+}
+
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
@@ -221,6 +247,7 @@ fn reason(status: u16) -> &'static str {
         404 => "Not Found",
         405 => "Method Not Allowed",
         406 => "Not Acceptable",
+        408 => "Request Timeout",
         413 => "Payload Too Large",
         415 => "Unsupported Media Type",
         431 => "Request Header Fields Too Large",

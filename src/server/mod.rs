@@ -1,8 +1,10 @@
 //! Transports: newline-delimited JSON-RPC on stdio, and loopback Streamable HTTP.
 //!
-//! HTTP mode by job: `http` (listener and connection threads), `read` (a request off the
-//! socket), `head` (request-head parsing), `route` (checks on the head), `handle` (the body).
+//! HTTP mode by job: `http` (listener and connection threads), `conns` (the connection cap),
+//! `read` (a request off the socket), `head` (request-head parsing), `route` (checks on the
+//! head), `handle` (the body).
 
+mod conns;
 pub mod handle;
 pub mod head;
 pub mod http;

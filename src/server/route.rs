@@ -2,6 +2,8 @@
 //! (against DNS rebinding), method and path, body size, media types and the protocol version
 //! header. Pure functions over a header list, so they are tested with tables.
 
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
 use crate::VERSION;
@@ -171,11 +173,22 @@ pub fn health() -> Reply {
     Reply::json(200, &json!({"status": "ok", "name": "withings-mcp", "version": VERSION}))
 }
 
-pub fn bad_request() -> Reply {
-    Reply::rpc_error(
-        400,
-        RpcError::new(jsonrpc::PARSE_ERROR, "bad request: not an HTTP/1.1 request this server can read"),
-    )
+/// A request this server will not read; `why` names the problem.
+pub fn bad_request(why: &str) -> Reply {
+    Reply::rpc_error(400, RpcError::new(jsonrpc::PARSE_ERROR, format!("bad request: {why}")))
+}
+
+/// A client that went quiet, or dripped, before its request head was complete.
+pub fn too_slow(idle: Duration, total: Duration) -> Reply {
+    let e = RpcError::new(
+        jsonrpc::INVALID_REQUEST,
+        format!(
+            "request timeout: the request head must arrive within {} s, with no pause over {} s",
+            total.as_secs(),
+            idle.as_secs()
+        ),
+    );
+    Reply::rpc_error(408, e)
 }
 
 pub fn busy() -> Reply {

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{Shutdown, TcpStream};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -49,6 +49,26 @@ pub fn start(env: &[(&str, &str)]) -> Server {
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no URL in {line:?}"));
     Server { child, port }
+}
+
+/// The status code and body of one exchange; None when the server closed without answering.
+pub fn exchange(port: u16, raw: &[u8]) -> Option<(u16, Vec<u8>)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    // The server may answer (and close) before reading everything we send.
+    let _ = s.write_all(raw);
+    // Nothing more is coming: a server still waiting for a line end sees EOF.
+    let _ = s.shutdown(Shutdown::Write);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    parse(&out)
+}
+
+fn parse(out: &[u8]) -> Option<(u16, Vec<u8>)> {
+    let split = out.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&out[..split]);
+    let status = head.split(' ').nth(1)?.parse().ok()?;
+    Some((status, out[split + 4..].to_vec()))
 }
 
 struct Response {
@@ -258,6 +278,47 @@ fn bodies_over_1_mib_get_413() {
     assert!(r.json()["error"]["message"].as_str().unwrap().contains("limit"));
     let ping = post(server.port, &[], &json!({"jsonrpc":"2.0","id":2,"method":"ping"}));
     assert_eq!(ping.status, 200, "still serving");
+}
+
+/// Issue 11: a head that two HTTP readers could frame in two ways is refused with a 400 that
+/// names the problem, the connection is closed, and the server keeps serving.
+#[test]
+fn ambiguous_framing_gets_400_and_the_server_keeps_serving() {
+    let server = start(&[]);
+    let port = server.port;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let n = ping.len();
+    let chunked = format!("{n:x}\r\n{ping}\r\n0\r\n\r\n");
+    let cases = [
+        (format!("Host: evil.example.com\r\nContent-Length: {n}\r\n\r\n{ping}"), "duplicate Host"),
+        (format!("Content-Length: {n}\r\nContent-Length: {n}\r\n\r\n{ping}"), "duplicate Content-Length"),
+        (format!("Content-Length: {n}\r\nContent-Length: 5\r\n\r\n{ping}"), "duplicate Content-Length"),
+        (
+            format!("Content-Length: {n}\r\nTransfer-Encoding: chunked\r\n\r\n{chunked}"),
+            "both Content-Length and Transfer-Encoding",
+        ),
+        (format!("Content-Length: +{n}\r\n\r\n{ping}"), "decimal"),
+        (format!("Content-Length: 0x{n:x}\r\n\r\n{ping}"), "decimal"),
+        (format!("Content-Length:  5 5\r\n\r\n{ping}"), "decimal"),
+        (format!("Transfer-Encoding: gzip, chunked\r\n\r\n{chunked}"), "exactly `chunked`"),
+        (format!("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n{chunked}"), "duplicate"),
+    ];
+    for (rest, why) in &cases {
+        let raw = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{rest}"
+        );
+        let (status, body) =
+            exchange(port, raw.as_bytes()).unwrap_or_else(|| panic!("no answer to {rest:?}"));
+        let message = serde_json::from_slice::<Value>(&body).unwrap()["error"]["message"].to_string();
+        assert_eq!(status, 400, "{rest:?}: {message}");
+        assert!(message.contains(why), "{rest:?}: {message}");
+    }
+    // The same request, framed once, is served; so is /health.
+    let good = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{chunked}"
+    );
+    assert_eq!(exchange(port, good.as_bytes()).map(|(s, _)| s), Some(200));
+    assert_eq!(http(port, "GET", "/health", &[], b"").status, 200);
 }
 
 #[test]

@@ -4,13 +4,13 @@
 //! still answered within a bound.
 
 use std::io::{Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::http::start;
+use crate::http::{exchange, start};
 
 const REQUESTS: usize = 10_000;
 const CLIENTS: usize = 4;
@@ -24,26 +24,6 @@ const STALL: Duration = Duration::from_secs(6);
 const GOOD_BOUND: Duration = Duration::from_secs(3);
 /// Good requests answered while the slow-loris clients are still stalling.
 const MIN_SERVED_DURING: usize = 50;
-
-/// The status code and body of one exchange; None when the server closed without answering.
-fn exchange(port: u16, raw: &[u8]) -> Option<(u16, Vec<u8>)> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    // The server may answer (and close) before reading everything we send.
-    let _ = s.write_all(raw);
-    // Nothing more is coming: a server still waiting for a line end sees EOF.
-    let _ = s.shutdown(Shutdown::Write);
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
-    parse(&out)
-}
-
-fn parse(out: &[u8]) -> Option<(u16, Vec<u8>)> {
-    let split = out.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = String::from_utf8_lossy(&out[..split]);
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    Some((status, out[split + 4..].to_vec()))
-}
 
 fn post(port: u16, extra: &str, body: &[u8]) -> Vec<u8> {
     let mut raw = format!(
@@ -249,4 +229,103 @@ fn ten_thousand_requests_then_hostile_clients_do_not_disturb_good_ones() {
         during >= MIN_SERVED_DURING,
         "only {during} good requests were served while slow clients stalled"
     );
+}
+
+/// Opens a connection and sends `partial` (possibly nothing): a client stalled mid-head.
+fn stalled(port: u16, partial: &[u8]) -> TcpStream {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(partial).unwrap();
+    s
+}
+
+/// Waits (up to `within`) for the server to close a stalled connection; true if it did.
+fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
+    s.set_read_timeout(Some(within)).unwrap();
+    let mut sink = Vec::new();
+    // The server may answer 408 before closing; either way the read ends at its close.
+    s.read_to_end(&mut sink).is_ok()
+}
+
+fn health_latency(port: u16) -> Duration {
+    let t = Instant::now();
+    let raw = format!("GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    assert_eq!(exchange(port, raw.as_bytes()).map(|(s, _)| s), Some(200));
+    t.elapsed()
+}
+
+/// CONTRACT §8.3: 16 stalled clients (8 silent, 8 dripping one byte at a time) never keep
+/// `GET /health` or a good client waiting (bound: 2.5 s); the silent ones are dropped after
+/// 2 s without a byte, and the drippers when their head has taken too long in all.
+#[test]
+fn sixteen_stalled_clients_never_hold_up_health_or_a_good_client() {
+    let server = start(&[]);
+    let port = server.port;
+    let head = format!("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n");
+    let opened = Instant::now();
+    let mut silent: Vec<TcpStream> =
+        (0..8).map(|i| stalled(port, if i % 2 == 0 { b"" } else { &head.as_bytes()[..20] })).collect();
+    let stop = AtomicBool::new(false);
+    let dripped_until_closed = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..8 {
+            let (head, stop, dripped_until_closed) = (head.as_bytes(), &stop, &dripped_until_closed);
+            scope.spawn(move || {
+                let mut s = stalled(port, b"");
+                let started = Instant::now();
+                // A byte every 500 ms: never 2 s of silence, so only the head's own clock stops it.
+                for byte in head.iter().cycle() {
+                    if stop.load(Ordering::SeqCst) || started.elapsed() > Duration::from_secs(30) {
+                        return;
+                    }
+                    if s.write_all(&[*byte]).is_err() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                assert!(
+                    started.elapsed() < Duration::from_secs(15),
+                    "a dripping client was kept {:?}",
+                    started.elapsed()
+                );
+                dripped_until_closed.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let mut slowest = Duration::ZERO;
+        for i in 0..6 {
+            slowest = slowest.max(health_latency(port));
+            let t = Instant::now();
+            good_request(port, i).unwrap();
+            slowest = slowest.max(t.elapsed());
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        eprintln!("16 stalled clients: slowest /health or good request {slowest:?}");
+        assert!(slowest < Duration::from_millis(2500), "slowest answer {slowest:?} among stalled clients");
+        for (i, s) in silent.iter_mut().enumerate() {
+            let left =
+                Duration::from_secs(6).saturating_sub(opened.elapsed()).max(Duration::from_millis(100));
+            assert!(closed_within(s, left), "silent client {i} still open after {:?}", opened.elapsed());
+        }
+        // Drippers that are still open after the head's clock ran out fail their own assertion.
+        std::thread::sleep(Duration::from_secs(8));
+        stop.store(true, Ordering::SeqCst);
+    });
+    assert_eq!(dripped_until_closed.load(Ordering::SeqCst), 8, "every dripping client was dropped");
+}
+
+/// Issue 11: 256 clients dripping a byte every 8 s kept `/health` at 503 for 40 s, because they
+/// filled every connection slot. However many clients stall, `/health` and a good client are
+/// answered at once.
+#[test]
+fn stalled_clients_beyond_the_connection_cap_never_starve_health() {
+    let server = start(&[]);
+    let port = server.port;
+    let stalls: Vec<TcpStream> = (0..300).map(|_| stalled(port, b"POST /mcp HTTP/1.1\r\n")).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let took = health_latency(port);
+    let t = Instant::now();
+    good_request(port, 1).unwrap();
+    eprintln!("300 stalled clients: /health in {took:?}, a good request in {:?}", t.elapsed());
+    assert!(took.max(t.elapsed()) < Duration::from_millis(2500));
+    drop(stalls);
 }
