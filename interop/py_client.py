@@ -11,9 +11,12 @@ completion and (handshake era) pings. Exit status 0 only if every step succeeded
 """
 
 import asyncio
+import contextlib
 import os
 import sys
 import warnings
+
+import httpx2
 
 from mcp import Client, ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
@@ -81,6 +84,19 @@ async def exercise(api, label: str, protocol: str, handshake: bool) -> None:
         say(label, f"completion for {prompt.name}.{prompt.arguments[0].name}: {done.completion.values[:5]}")
 
 
+@contextlib.asynccontextmanager
+async def http_transport(url: str):
+    """Streamable HTTP with the server's bearer token: WITHINGS_MCP_HTTP_TOKEN, else the token file
+    the server made in $HOME on its first start (CONTRACT 8.3)."""
+    token = os.environ.get("WITHINGS_MCP_HTTP_TOKEN")
+    if not token:
+        with open(os.path.join(os.environ["HOME"], ".withings-mcp", "http-token")) as f:
+            token = f.read().strip()
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams
+
+
 def server_params(cmd: list[str]) -> StdioServerParameters:
     env = {"HOME": os.environ.get("HOME", "/tmp")}
     for key in ("WITHINGS_MCP_CONFORMANCE", "WITHINGS_DEMO"):
@@ -99,18 +115,21 @@ async def main(mode: str, rest: list[str]) -> None:
                 await session.set_logging_level("info")
                 await exercise(session, mode, init.protocol_version, handshake=True)
     elif mode == "http-session":
-        async with streamable_http_client(rest[0]) as streams:
+        async with http_transport(rest[0]) as streams:
             async with ClientSession(streams[0], streams[1], read_timeout_seconds=20) as session:
                 init = await session.initialize()
                 check(init.protocol_version == "2025-11-25", f"negotiated {init.protocol_version}")
                 await exercise(session, mode, init.protocol_version, handshake=True)
     elif mode in ("stdio-client", "http-client"):
-        target = server_params(rest) if mode == "stdio-client" else rest[0]
-        async with Client(target, read_timeout_seconds=20) as client:
+        # A transport is entered once, so each client gets a fresh one.
+        def target():
+            return server_params(rest) if mode == "stdio-client" else http_transport(rest[0])
+
+        async with Client(target(), read_timeout_seconds=20) as client:
             version = client.protocol_version
             check(version == "2026-07-28", f"auto mode should adopt 2026-07-28 after server/discover, got {version}")
             await exercise(client, mode, version, handshake=False)
-        async with Client(target, mode="legacy", read_timeout_seconds=20) as client:
+        async with Client(target(), mode="legacy", read_timeout_seconds=20) as client:
             await exercise(client, mode + "/legacy", client.protocol_version, handshake=True)
     else:
         raise SystemExit(f"unknown mode {mode}\n{__doc__}")

@@ -36,6 +36,7 @@ pub struct ServeOpts {
     pub http: bool,
     pub host: Option<String>,
     pub port: Option<u16>,
+    pub no_token: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -109,6 +110,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Args> {
             Long("http") => serve.http = true,
             Long("host") => serve.host = Some(p.value()?.string()?),
             Long("port") => serve.port = Some(parse_port(&p.value()?.string()?)?),
+            Long("no-token") => serve.no_token = true,
             Value(v) => {
                 let name = v.string()?;
                 let command = match name.as_str() {
@@ -142,12 +144,13 @@ fn serve_opts(p: &mut lexopt::Parser, demo: &mut bool, mut o: ServeOpts) -> Resu
             Long("http") => o.http = true,
             Long("host") => o.host = Some(p.value()?.string()?),
             Long("port") => o.port = Some(parse_port(&p.value()?.string()?)?),
+            Long("no-token") => o.no_token = true,
             Short('h') | Long("help") => return Ok(Command::Help(SERVE_HELP)),
             _ => return Err(arg.unexpected().into()),
         }
     }
-    if !o.http && (o.host.is_some() || o.port.is_some()) {
-        return Err(Error::Usage("--host and --port only apply with --http".into()));
+    if !o.http && (o.host.is_some() || o.port.is_some() || o.no_token) {
+        return Err(Error::Usage("--host, --port and --no-token only apply with --http".into()));
     }
     Ok(Command::Serve(o))
 }
@@ -305,15 +308,18 @@ Configuration: WITHINGS_* environment variables, then ~/.withings-mcp/config.jso
 ";
 
 pub const SERVE_HELP: &str = "\
-Usage: withings-mcp serve [--http [--host H] [--port P]] [--demo]
+Usage: withings-mcp serve [--http [--host H] [--port P] [--no-token]] [--demo]
 
 Serves MCP. Without --http: stdio, one JSON-RPC message per line; exits 0 on stdin EOF.
 With --http: stateless Streamable HTTP on a loopback address (POST /mcp, GET /health).
+POST /mcp needs `Authorization: Bearer <token>`: WITHINGS_MCP_HTTP_TOKEN, else the token in
+~/.withings-mcp/http-token, made on first start and shown once on stderr.
 
 Options:
   --http               serve HTTP instead of stdio (also WITHINGS_MCP_TRANSPORT=http)
   --host H             loopback host to bind (default 127.0.0.1; WITHINGS_MCP_HOST); others are refused
   --port P             port (default 3000; WITHINGS_MCP_PORT; 0 picks a free port)
+  --no-token           no bearer token: any local user or program can then read your data
 ";
 
 pub const SETUP_HELP: &str = "\
@@ -402,6 +408,10 @@ mod tests {
             ok(&["serve", "--http", "--host", "::1"]).command,
             Command::Serve(ServeOpts { http: true, .. })
         ));
+        assert!(matches!(
+            ok(&["--http", "--no-token"]).command,
+            Command::Serve(ServeOpts { http: true, no_token: true, .. })
+        ));
         let a = ok(&["--demo", "call", "withings_capabilities"]);
         assert!(a.demo);
         let b = ok(&["call", "withings_capabilities", "--demo", "--json", "{}"]);
@@ -449,6 +459,7 @@ mod tests {
             &["auth", "--timeout", "x"],
             &["--port", "99999"],
             &["serve", "--port", "3000"],
+            &["serve", "--no-token"],
             &["doctor", "--client"],
             &["chart"],
             &["help", "nope"],

@@ -33,7 +33,10 @@ fn run() -> Result<u8> {
     match args.command {
         Command::Help(text) => print(text),
         Command::Version => print(&format!("withings-mcp {VERSION}\n")),
-        Command::Serve(o) => server::run(&ctx, &server::Options { http: o.http, host: o.host, port: o.port }),
+        Command::Serve(o) => {
+            let opts = server::Options { http: o.http, host: o.host, port: o.port, no_token: o.no_token };
+            server::run(&ctx, &opts)
+        }
         Command::Setup(o) => commands::setup::run(&ctx, &o),
         Command::Auth(o) => commands::auth::run(&ctx, &o),
         Command::Doctor(o) => commands::doctor::run(&ctx, &o),

@@ -27,7 +27,9 @@ use crate::server::handle::handle_mcp;
 use crate::server::read::{BodyError, HeadError, Timed, drain, read_body, read_head};
 use crate::server::route::{self, Reply, Route, header, precheck};
 use crate::store::config::{Config, Key};
+use crate::store::http_token::{self, Origin};
 use crate::tools::Ctx;
+use crate::withings::sign;
 use crate::{Error, Result};
 
 /// The address used when neither flags nor environment name one.
@@ -53,10 +55,11 @@ pub fn run(ctx: &Ctx, opts: &Options, cfg: &Config) -> Result<()> {
     let listener = TcpListener::bind(SocketAddr::new(ip, port))
         .map_err(|e| Error::io(format!("listening on {host}:{port}"), e))?;
     let bound = listener.local_addr().map_err(|e| Error::io("listening socket", e))?;
+    let token = token(ctx, opts)?;
     // Tests and scripts parse this line for the real port when asked for port 0.
     eprintln!("withings-mcp: listening on http://{bound}/mcp (GET /health)");
     let (events, inbox) = mpsc::channel::<Event>();
-    std::thread::spawn(move || accept(&listener, &events));
+    std::thread::spawn(move || accept(&listener, &events, token));
     for event in inbox {
         match event {
             Event::Message(job) => {
@@ -68,6 +71,26 @@ pub fn run(ctx: &Ctx, opts: &Options, cfg: &Config) -> Result<()> {
         }
     }
     Err(Error::io("accepting HTTP connections", std::io::Error::other("the connection thread stopped")))
+}
+
+/// The token `POST /mcp` needs, unless `--no-token`; says on stderr which, and shows a new
+/// token the one time it is created (CONTRACT §8.3).
+fn token(ctx: &Ctx, opts: &Options) -> Result<Option<Arc<str>>> {
+    if opts.no_token {
+        eprintln!(
+            "withings-mcp: --no-token: POST /mcp is open to every local user and program, with no bearer token"
+        );
+        return Ok(None);
+    }
+    let token = http_token::load_or_create(&ctx.env, &|| sign::random_hex(32))?;
+    if let Origin::Created(path) = &token.origin {
+        eprintln!(
+            "withings-mcp: created an HTTP token in {} (shown this once): Authorization: Bearer {}",
+            path.display(),
+            token.secret
+        );
+    }
+    Ok(Some(Arc::from(token.secret)))
 }
 
 /// A complete MCP message for the handling thread; the answer goes back on `reply`.
@@ -84,16 +107,16 @@ enum Event {
 }
 
 /// Hands every connection to an I/O thread of its own until the listener fails.
-fn accept(listener: &TcpListener, events: &mpsc::Sender<Event>) {
+fn accept(listener: &TcpListener, events: &mpsc::Sender<Event>, token: Option<Arc<str>>) {
     let conns = Conns::new(MAX_CONNECTIONS);
     for conn in listener.incoming() {
         match conn {
             Ok(stream) => {
                 let stream = Arc::new(stream);
                 let ticket = conns.admit(&stream);
-                let events = events.clone();
+                let (events, token) = (events.clone(), token.clone());
                 std::thread::spawn(move || match ticket {
-                    Some(ticket) => serve_conn(&stream, &events, &ticket),
+                    Some(ticket) => serve_conn(&stream, &events, &ticket, token.as_deref()),
                     None => write_reply(&stream, &route::busy(), false),
                 });
             }
@@ -145,7 +168,7 @@ pub fn bind_ip(host: &str) -> Result<IpAddr> {
 
 /// Reads, routes and answers one request, on its own I/O thread; an MCP message is handled by
 /// the handling thread (`run`).
-fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>, ticket: &Ticket) {
+fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>, ticket: &Ticket, token: Option<&str>) {
     // A stalled client times out here, on its own thread, without touching anyone else.
     let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
     let mut reader = BufReader::with_capacity(8 * 1024, Timed::new(stream, HEAD_IDLE, HEAD_TIME));
@@ -166,7 +189,7 @@ fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>, ticket: &Ticket)
     let head_only = head.method == "HEAD";
     let expects_continue =
         header(&head.headers, "expect").is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
-    let reply = match precheck(&head.method, &head.url, &head.headers) {
+    let reply = match precheck(&head.method, &head.url, &head.headers, token) {
         Err(reply) => {
             // A client waiting for `100 Continue` has sent no body: there is nothing to drain.
             if !expects_continue {
@@ -243,6 +266,7 @@ fn reason(status: u16) -> &'static str {
         200 => "OK",
         202 => "Accepted",
         400 => "Bad Request",
+        401 => "Unauthorized",
         403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",

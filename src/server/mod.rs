@@ -24,6 +24,8 @@ pub struct Options {
     pub http: bool,
     pub host: Option<String>,
     pub port: Option<u16>,
+    /// `--no-token`: HTTP mode without the bearer token (it says so on stderr).
+    pub no_token: bool,
 }
 
 /// Runs the server mode chosen by flags and `WITHINGS_MCP_TRANSPORT` (environment, then config

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use crate::VERSION;
 use crate::mcp::dispatch::{self, HANDSHAKE_VERSIONS, STATELESS};
@@ -60,8 +61,9 @@ pub enum Route {
     Mcp(Option<&'static str>),
 }
 
-/// Routes a request and checks everything that does not need the body.
-pub fn precheck(method: &str, url: &str, headers: &Headers) -> std::result::Result<Route, Reply> {
+/// Routes a request and checks everything that does not need the body. With a `token`,
+/// `POST /mcp` must carry it as `Authorization: Bearer <token>`; `/health` stays open.
+pub fn precheck(method: &str, url: &str, headers: &Headers, token: Option<&str>) -> Result<Route, Reply> {
     if !header(headers, "host").is_some_and(host_ok) {
         return Err(forbidden(
             "the Host header must name a loopback address (localhost, 127.0.0.1 or [::1])",
@@ -78,6 +80,10 @@ pub fn precheck(method: &str, url: &str, headers: &Headers) -> std::result::Resu
         // Stateless and JSON-only: no SSE stream to GET and no session to DELETE.
         ("/mcp", _) => return Err(Reply::empty(405).with_header("Allow", "POST")),
         _ => return Err(Reply::json(404, &json!({"error": "not found; MCP is served at POST /mcp"}))),
+    }
+    // Before any other check: a client without the token learns nothing more about the server.
+    if let Some(token) = token {
+        authorize(header(headers, "authorization"), token)?;
     }
     if header(headers, "content-length")
         .is_some_and(|len| len.trim().parse::<u64>().map_or(true, |n| n > BODY_LIMIT as u64))
@@ -105,6 +111,43 @@ pub fn precheck(method: &str, url: &str, headers: &Headers) -> std::result::Resu
             None => Err(Reply::rpc_error(400, dispatch::unsupported_version(v))),
         },
     }
+}
+
+/// Checks `Authorization: Bearer <token>` (scheme case-insensitive, RFC 9110 §11.1); the 401
+/// says which part is missing or wrong, never what was sent or expected.
+fn authorize(presented: Option<&str>, token: &str) -> Result<(), Reply> {
+    let Some(value) = presented else {
+        return Err(unauthorized(
+            "POST /mcp needs `Authorization: Bearer <token>`; the token is in ~/.withings-mcp/http-token \
+             (or WITHINGS_MCP_HTTP_TOKEN)",
+            None,
+        ));
+    };
+    let bearer = value.split_once(' ').filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"));
+    match bearer {
+        Some((_, given)) if same_secret(given.trim_start_matches(' '), token) => Ok(()),
+        Some(_) => Err(unauthorized("the bearer token does not match", Some("invalid_token"))),
+        None => Err(unauthorized(
+            "the Authorization header must use the Bearer scheme: `Authorization: Bearer <token>`",
+            Some("invalid_request"),
+        )),
+    }
+}
+
+/// Compares two secrets in time that depends on neither: both are hashed first, so neither the
+/// length nor the first differing byte of the server's token can be timed.
+fn same_secret(a: &str, b: &str) -> bool {
+    let (x, y) = (Sha256::digest(a.as_bytes()), Sha256::digest(b.as_bytes()));
+    x.iter().zip(y.iter()).fold(0u8, |diff, (p, q)| diff | (p ^ q)) == 0
+}
+
+fn unauthorized(why: &str, error: Option<&str>) -> Reply {
+    let challenge = match error {
+        Some(code) => format!("Bearer realm=\"withings-mcp\", error=\"{code}\""),
+        None => "Bearer realm=\"withings-mcp\"".to_string(),
+    };
+    let e = RpcError::new(jsonrpc::INVALID_REQUEST, format!("unauthorized: {why}"));
+    Reply::rpc_error(401, e).with_header("WWW-Authenticate", &challenge)
 }
 
 fn forbidden(why: &str) -> Reply {
@@ -203,8 +246,11 @@ mod tests {
         pairs.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.to_string())).collect()
     }
 
+    const TOKEN: &str = "t0ken-123";
+
     const POST: &[(&str, &str)] = &[
         ("Host", "127.0.0.1:3000"),
+        ("Authorization", "Bearer t0ken-123"),
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),
     ];
@@ -281,12 +327,16 @@ mod tests {
             }
             all
         };
-        let status =
-            |method: &str, url: &str, headers: &[(String, String)]| match precheck(method, url, headers) {
-                Ok(Route::Health) => 1,
-                Ok(Route::Mcp(_)) => 0,
-                Err(r) => r.status,
-            };
+        let status = |method: &str, url: &str, headers: &[(String, String)]| match precheck(
+            method,
+            url,
+            headers,
+            Some(TOKEN),
+        ) {
+            Ok(Route::Health) => 1,
+            Ok(Route::Mcp(_)) => 0,
+            Err(r) => r.status,
+        };
         type Case<'a> = (&'a str, &'a str, Vec<(String, String)>, u16);
         let cases: Vec<Case> = vec![
             ("POST", "/mcp", with(&[]), 0),
@@ -308,15 +358,45 @@ mod tests {
             ("POST", "/mcp", with(&[("MCP-Protocol-Version", "2025-06-18")]), 0),
             ("POST", "/mcp", with(&[("MCP-Protocol-Version", "2026-07-28")]), 0),
             ("POST", "/mcp", with(&[("MCP-Protocol-Version", "2099-01-01")]), 400),
+            ("POST", "/mcp", with(&[("Authorization", "bearer  t0ken-123")]), 0),
+            ("POST", "/mcp", with(&[("Authorization", "Bearer t0ken-12")]), 401),
+            ("POST", "/mcp", with(&[("Authorization", "Bearer t0ken-1234")]), 401),
+            ("POST", "/mcp", with(&[("Authorization", "Bearer")]), 401),
+            ("POST", "/mcp", with(&[("Authorization", "Basic t0ken-123")]), 401),
+            ("POST", "/mcp", with(&[("Authorization", "t0ken-123")]), 401),
+            ("POST", "/mcp", with(&[("Authorization", "")]), 401),
+            // The token is checked before anything that would tell a stranger more.
+            ("POST", "/mcp", with(&[("Authorization", "Bearer x"), ("Content-Type", "text/plain")]), 401),
+            ("POST", "/mcp", with(&[("Authorization", "Bearer x"), ("Content-Length", "9999999")]), 401),
+            ("GET", "/health", with(&[("Authorization", "Bearer x")]), 1),
+            ("POST", "/mcp", with(&[("Host", "evil.example.com"), ("Authorization", "Bearer x")]), 403),
         ];
         for (method, url, headers, want) in cases {
             assert_eq!(status(method, url, &headers), want, "{method} {url} {headers:?}");
         }
-        let missing_host: Vec<_> = h(POST).into_iter().filter(|(k, _)| k != "host").collect();
-        assert_eq!(status("POST", "/mcp", &missing_host), 403);
-        let Err(r) = precheck("GET", "/mcp", &h(POST)) else { panic!() };
+        let without = |name: &str| -> Vec<_> { h(POST).into_iter().filter(|(k, _)| k != name).collect() };
+        assert_eq!(status("POST", "/mcp", &without("host")), 403);
+        assert_eq!(status("POST", "/mcp", &without("authorization")), 401);
+        assert!(matches!(precheck("POST", "/mcp", &without("authorization"), None), Ok(Route::Mcp(None))));
+        let Err(r) = precheck("GET", "/mcp", &h(POST), Some(TOKEN)) else { panic!() };
         assert!(r.headers.contains(&("Allow", "POST".to_string())));
-        let Err(r) = precheck("POST", "/mcp", &with(&[("MCP-Protocol-Version", "garbage")])) else {
+        for (auth, challenge) in [
+            (None, "Bearer realm=\"withings-mcp\""),
+            (Some("Bearer nope"), "Bearer realm=\"withings-mcp\", error=\"invalid_token\""),
+        ] {
+            let mut headers = without("authorization");
+            headers.extend(auth.map(|a| ("authorization".to_string(), a.to_string())));
+            let Err(r) = precheck("POST", "/mcp", &headers, Some(TOKEN)) else { panic!() };
+            assert_eq!(r.status, 401);
+            assert!(r.headers.contains(&("WWW-Authenticate", challenge.to_string())), "{:?}", r.headers);
+            let text = String::from_utf8(r.body).unwrap();
+            assert!(
+                text.contains("unauthorized") && !text.contains(TOKEN) && !text.contains("nope"),
+                "{text}"
+            );
+        }
+        let Err(r) = precheck("POST", "/mcp", &with(&[("MCP-Protocol-Version", "garbage")]), Some(TOKEN))
+        else {
             panic!()
         };
         let body: Value = serde_json::from_slice(&r.body).unwrap();

@@ -2,5 +2,6 @@
 
 pub mod config;
 pub mod fsutil;
+pub mod http_token;
 pub mod tokens;
 pub mod zones;

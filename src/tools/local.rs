@@ -330,11 +330,13 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         (Ok(dir), Ok(cfg)) => {
             let token_path = cfg.token_path(&ctx.env)?;
             let lock = token_path.with_extension("json.lock");
+            let http_token = crate::store::http_token::path(&ctx.env)?;
             let entries = [
                 (dir.as_path(), 0o700, "state directory"),
                 (cfg.file.as_path(), 0o600, "configuration (client id and secret)"),
                 (token_path.as_path(), 0o600, "OAuth tokens"),
                 (lock.as_path(), 0o600, "token lock (empty)"),
+                (http_token.as_path(), 0o600, "HTTP mode's bearer token"),
             ];
             let files: Vec<Value> =
                 entries.iter().map(|(p, want, what)| file_entry(p, *want, what, &mut problems)).collect();
@@ -360,6 +362,7 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         "stored_on_disk": [
             "config.json: client id, client secret, redirect URI and preferences (0600)",
             "tokens.json: access and refresh tokens, their expiry, scopes and your Withings user id (0600)",
+            "http-token: the bearer token that HTTP mode requires of clients, made on its first start (0600)",
             "no health data: responses are never cached; only `chart --out` writes a file you ask for",
         ],
         "leaves_the_machine": [

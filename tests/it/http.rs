@@ -4,7 +4,8 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::process::{Child, Stdio};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -13,10 +14,16 @@ use serde_json::{Value, json};
 use crate::stdio::CONFORMANCE;
 use crate::stdio::command;
 
+/// The bearer token the test servers are started with (`WITHINGS_MCP_HTTP_TOKEN`).
+pub const TOKEN: &str = "it-http-token-6f1c0b7e2a";
+pub const AUTH: (&str, &str) = ("Authorization", "Bearer it-http-token-6f1c0b7e2a");
+
 /// A running `--http --port 0` server, killed on drop.
 pub struct Server {
     pub child: Child,
     pub port: u16,
+    /// What it printed on stderr before its "listening on" line.
+    pub notes: Vec<String>,
 }
 
 impl Drop for Server {
@@ -26,19 +33,28 @@ impl Drop for Server {
     }
 }
 
-/// Starts `withings-mcp --http --port 0` with extra environment and reads its port from the
-/// "listening on" line on stderr.
+/// Starts `withings-mcp --http --port 0` with extra environment and the test token.
 pub fn start(env: &[(&str, &str)]) -> Server {
-    let mut child = command(env)
-        .args(["--http", "--port", "0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut cmd = command(env);
+    if !env.iter().any(|(k, _)| *k == "WITHINGS_MCP_HTTP_TOKEN") {
+        cmd.env("WITHINGS_MCP_HTTP_TOKEN", TOKEN);
+    }
+    launch(cmd.args(["--http", "--port", "0"]))
+}
+
+/// Spawns a prepared server command and reads its port from the "listening on" line on stderr.
+pub fn launch(cmd: &mut Command) -> Server {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
+    let mut notes = Vec::new();
+    let line = loop {
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        if line.is_empty() || line.contains("listening on") {
+            break line;
+        }
+        notes.push(line);
+    };
     // Keep draining so that later diagnostics can never block the server on a full pipe.
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     let port = line
@@ -47,8 +63,8 @@ pub fn start(env: &[(&str, &str)]) -> Server {
         .and_then(|rest| rest.split('/').next())
         .and_then(|addr| addr.rsplit(':').next())
         .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no URL in {line:?}"));
-    Server { child, port }
+        .unwrap_or_else(|| panic!("no URL in {line:?} after {notes:?}"));
+    Server { child, port, notes }
 }
 
 /// The status code and body of one exchange; None when the server closed without answering.
@@ -91,14 +107,16 @@ impl Response {
 const JSON_POST: &[(&str, &str)] =
     &[("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
 
-/// One raw HTTP/1.1 exchange. `Host` defaults to the server's address; a header given with an
-/// empty value is left out.
+/// One raw HTTP/1.1 exchange. `Host` defaults to the server's address and `Authorization` to
+/// the test token; a header given with an empty value is left out.
 fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let mut head = format!("{method} {path} HTTP/1.1\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        head.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    for (name, default) in [("Host", format!("127.0.0.1:{port}")), (AUTH.0, AUTH.1.to_string())] {
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name)) {
+            head.push_str(&format!("{name}: {default}\r\n"));
+        }
     }
     for (k, v) in headers.iter().filter(|(_, v)| !v.is_empty()) {
         head.push_str(&format!("{k}: {v}\r\n"));
@@ -155,30 +173,120 @@ fn refuses_to_bind_a_non_loopback_address() {
         (&["--http"], &[("WITHINGS_MCP_HOST", "0.0.0.0"), ("WITHINGS_MCP_PORT", "0")]),
     ];
     for (args, env) in cases {
-        let mut child = command(env)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if started.elapsed() > Duration::from_secs(10) {
-                let _ = child.kill();
-                panic!("{args:?} kept running: it bound the address");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut stderr = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-        assert_eq!(status.code(), Some(1), "{args:?}: {stderr}");
+        let (code, stderr) = refused_start(command(env).args(args));
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
         assert!(stderr.starts_with("withings-mcp: ") && stderr.contains("loopback"), "{args:?}: {stderr}");
         assert!(!stderr.contains("listening"), "{stderr}");
     }
+}
+
+/// Runs a server command that must exit on its own, before serving; its exit code and stderr.
+fn refused_start(cmd: &mut Command) -> (Option<i32>, String) {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("{cmd:?} kept running: it started serving");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    (status.code(), stderr)
+}
+
+/// CONTRACT §8.3: `POST /mcp` needs the bearer token (401 with `WWW-Authenticate: Bearer`
+/// without it or with a wrong one); `GET /health` stays open; the token is never echoed.
+#[test]
+fn post_mcp_needs_the_bearer_token_and_health_does_not() {
+    let server = start(&[]);
+    let port = server.port;
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
+    let revoke = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"withings_revoke_access","arguments":{"explicit_user_intent":true}}});
+    type Case<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>);
+    let refused: [Case; 5] = [
+        (&[("Authorization", "")], None),
+        (&[("Authorization", "Bearer not-the-token")], Some("invalid_token")),
+        (&[("Authorization", &AUTH.1[..AUTH.1.len() - 1])], Some("invalid_token")),
+        (&[("Authorization", "Basic aXQ6aXQ=")], Some("invalid_request")),
+        (&[("Authorization", TOKEN)], Some("invalid_request")),
+    ];
+    for (headers, error) in refused {
+        for body in [&list, &revoke] {
+            let r = post(port, headers, body);
+            assert_eq!(r.status, 401, "{headers:?}");
+            let challenge = r.header("WWW-Authenticate").unwrap_or_default();
+            assert!(challenge.starts_with("Bearer "), "{challenge}");
+            assert_eq!(challenge.contains("error="), error.is_some(), "{challenge}");
+            assert!(error.is_none_or(|e| challenge.contains(e)), "{challenge}");
+            let text = String::from_utf8_lossy(&r.body);
+            assert!(text.contains("unauthorized") && !text.contains(TOKEN), "{text}");
+        }
+    }
+    let ok = post(port, &[], &list);
+    assert_eq!(ok.status, 200);
+    assert!(ok.json()["result"]["tools"].is_array());
+    let lower = post(port, &[("Authorization", &format!("bearer {TOKEN}"))], &list);
+    assert_eq!(lower.status, 200, "the scheme is case-insensitive");
+    let health = http(port, "GET", "/health", &[("Authorization", "")], b"");
+    assert_eq!(health.status, 200);
+    assert!(server.notes.iter().all(|n| !n.contains(TOKEN)), "a token from the environment is never shown");
+}
+
+/// `--no-token` serves without a token and says so on stderr at start.
+#[test]
+fn no_token_turns_the_check_off_and_says_so() {
+    let home = crate::stdio::temp_home();
+    let server = launch(command(&[]).env("HOME", &home).args(["--http", "--port", "0", "--no-token"]));
+    assert!(server.notes.iter().any(|n| n.contains("--no-token")), "{:?}", server.notes);
+    let r = post(server.port, &[("Authorization", "")], &json!({"jsonrpc":"2.0","id":1,"method":"ping"}));
+    assert_eq!(r.status, 200);
+    assert!(!home.join(".withings-mcp/http-token").exists(), "no token file is made with --no-token");
+    let (code, stderr) = refused_start(command(&[]).args(["serve", "--no-token"]));
+    assert_eq!(code, Some(2), "{stderr}");
+}
+
+/// The token file is made once (0600, in the 0700 directory), shown once on stderr, and reused;
+/// a token file that others can read is refused with chmod advice and the token stays unshown.
+#[test]
+fn the_token_file_is_created_once_private_and_reused() {
+    let home = crate::stdio::temp_home();
+    let http_args = ["--http", "--port", "0"];
+    let first = launch(command(&[]).env("HOME", &home).args(http_args));
+    let path = home.join(".withings-mcp/http-token");
+    let token = std::fs::read_to_string(&path).unwrap().trim().to_string();
+    assert_eq!(token.len(), 64, "256 bits as hex");
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&path), mode(&home.join(".withings-mcp"))), (0o600, 0o700));
+    let shown: Vec<_> = first.notes.iter().filter(|n| n.contains(&token)).collect();
+    assert_eq!(shown.len(), 1, "{:?}", first.notes);
+    assert!(shown[0].contains("Authorization: Bearer"), "{}", shown[0]);
+    let auth = format!("Bearer {token}");
+    let ping = json!({"jsonrpc":"2.0","id":1,"method":"ping"});
+    assert_eq!(post(first.port, &[("Authorization", &auth)], &ping).status, 200);
+    assert_eq!(post(first.port, &[], &ping).status, 401, "the test token is not this server's");
+    // The token appears in no answer, not even the privacy audit's list of files.
+    let audit = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"withings_privacy_audit","arguments":{}}});
+    let r = post(first.port, &[("Authorization", &auth)], &audit);
+    assert!(r.status == 200 && !String::from_utf8_lossy(&r.body).contains(&token));
+    drop(first);
+
+    let second = launch(command(&[]).env("HOME", &home).args(http_args));
+    assert!(second.notes.iter().all(|n| !n.contains(&token)), "shown only once: {:?}", second.notes);
+    assert_eq!(post(second.port, &[("Authorization", &auth)], &ping).status, 200, "the same token");
+    drop(second);
+    assert_eq!(std::fs::read_to_string(&path).unwrap().trim(), token, "reused, not replaced");
+
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (code, stderr) = refused_start(command(&[]).env("HOME", &home).args(http_args));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("chmod 600") && stderr.contains("http-token"), "{stderr}");
+    assert!(!stderr.contains(&token), "{stderr}");
 }
 
 #[test]
@@ -315,7 +423,7 @@ fn ambiguous_framing_gets_400_and_the_server_keeps_serving() {
     }
     // The same request, framed once, is served; so is /health.
     let good = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{chunked}"
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{chunked}"
     );
     assert_eq!(exchange(port, good.as_bytes()).map(|(s, _)| s), Some(200));
     assert_eq!(http(port, "GET", "/health", &[], b"").status, 200);
@@ -411,13 +519,9 @@ fn the_config_file_can_choose_http_and_a_broken_one_still_serves_stdio() {
     std::fs::create_dir_all(home.join(".withings-mcp")).unwrap();
     let cfg = home.join(".withings-mcp/config.json");
     std::fs::write(&cfg, r#"{"WITHINGS_MCP_TRANSPORT":"http","WITHINGS_MCP_PORT":"0"}"#).unwrap();
-    let mut child =
-        command(&[]).env("HOME", &home).stdin(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(line.contains("listening on http://127.0.0.1:"), "{line}");
+    let server = launch(command(&[("WITHINGS_MCP_HTTP_TOKEN", TOKEN)]).env("HOME", &home));
+    assert_eq!(http(server.port, "GET", "/health", &[], b"").status, 200);
+    drop(server);
     // An unreadable config file must not keep the server from starting on stdio.
     std::fs::write(&cfg, "not json").unwrap();
     let out = command(&[])

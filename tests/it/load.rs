@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::http::{exchange, start};
+use crate::http::{TOKEN, exchange, start};
 
 const REQUESTS: usize = 10_000;
 const CLIENTS: usize = 4;
@@ -27,7 +27,7 @@ const MIN_SERVED_DURING: usize = 50;
 
 fn post(port: u16, extra: &str, body: &[u8]) -> Vec<u8> {
     let mut raw = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json\r\n{extra}Content-Length: {}\r\n\r\n",
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json\r\n{extra}Content-Length: {}\r\n\r\n",
         body.len()
     )
     .into_bytes();
@@ -144,7 +144,7 @@ fn ten_thousand_requests_then_hostile_clients_do_not_disturb_good_ones() {
             big.resize(2 * 1024 * 1024, b'a');
             hostile.push(scope.spawn(refuse("oversized body", post(port, "", &big), &[413])));
             let mut chunked = format!(
-                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
             )
             .into_bytes();
             for _ in 0..24 {
@@ -182,7 +182,7 @@ fn ten_thousand_requests_then_hostile_clients_do_not_disturb_good_ones() {
             hostile.push(scope.spawn(loris(b"POST /m".to_vec())));
             hostile.push(scope.spawn(loris(post(port, "", &[b' '; 4096])[..600].to_vec())));
             let chunked = format!(
-                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{{\"jsonrpc\":\"2.0\""
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{{\"jsonrpc\":\"2.0\""
             )
             .into_bytes();
             hostile.push(scope.spawn(loris(chunked)));
