@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod domain;
 pub mod error;
+pub mod image;
 pub mod mcp;
 pub mod server;
 pub mod store;
