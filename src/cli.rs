@@ -79,10 +79,42 @@ pub struct CallOpts {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChartOpts {
     pub metric: String,
+    /// A file, or `-` for stdout (also the default).
     pub out: Option<String>,
+    /// `None`: from `out`'s extension, else SVG.
+    pub format: Option<ChartFormat>,
     pub after: Option<String>,
     pub before: Option<String>,
     pub units: Option<String>,
+}
+
+/// What `chart` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartFormat {
+    Svg,
+    Png,
+}
+
+impl ChartFormat {
+    fn parse(s: &str) -> Result<ChartFormat> {
+        match s {
+            "svg" => Ok(ChartFormat::Svg),
+            "png" => Ok(ChartFormat::Png),
+            _ => Err(Error::Usage(format!("chart: --format must be svg or png, not `{s}`"))),
+        }
+    }
+}
+
+impl ChartOpts {
+    /// `--format`, else the extension of `--out` (`.png` means PNG), else SVG.
+    pub fn format(&self) -> ChartFormat {
+        let png_name = self.out.as_deref().is_some_and(|o| o.to_ascii_lowercase().ends_with(".png"));
+        match self.format {
+            Some(f) => f,
+            None if png_name => ChartFormat::Png,
+            None => ChartFormat::Svg,
+        }
+    }
 }
 
 /// Parses `std::env::args_os()`.
@@ -237,6 +269,7 @@ fn chart(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
         match arg {
             Long("demo") => *demo = true,
             Long("out") | Short('o') => o.out = Some(p.value()?.string()?),
+            Long("format") => o.format = Some(ChartFormat::parse(&p.value()?.string()?)?),
             Long("after") => o.after = Some(p.value()?.string()?),
             Long("before") => o.before = Some(p.value()?.string()?),
             Long("units") => o.units = Some(p.value()?.string()?),
@@ -295,7 +328,7 @@ Commands:
   doctor               local readiness checks, no network (alias: status)
   call TOOL            run one tool as tools/call would; prints its structuredContent JSON
   tools                list the tool names, one a line
-  chart METRIC         write an SVG trend chart
+  chart METRIC         write a trend chart as SVG or PNG
   help [COMMAND]       this text, or a command's
 
 Global options:
@@ -383,10 +416,16 @@ Prints the tool names, one a line.
 ";
 
 pub const CHART_HELP: &str = "\
-Usage: withings-mcp chart METRIC [--out FILE.svg] [--after D] [--before D] [--units U] [--demo]
+Usage: withings-mcp chart METRIC [--format svg|png] [--out FILE|-] [--after D] [--before D]
+                             [--units U] [--demo]
 
-Writes an SVG trend chart of METRIC (weight, fat_ratio, fat_mass, muscle_mass, resting_hr,
-systolic, diastolic, sleep_duration, sleep_score, steps) to FILE or stdout.
+Draws METRIC (weight, fat_ratio, fat_mass, muscle_mass, resting_hr, systolic, diastolic,
+sleep_duration, sleep_score, steps): readings as points, the trend line and its noise band.
+  --format svg|png   default: from FILE's extension (.png), else svg
+  --out FILE|-       a file (written 0600, atomically; never through a symbolic link), or
+                     stdout for `-` (the default)
+  --after, --before  YYYY-MM-DD or ISO 8601 (default: the last 90 days)
+  --units U          metric, imperial or uk
 ";
 
 #[cfg(test)]

@@ -1,11 +1,15 @@
-//! `withings-mcp chart METRIC [--out FILE.svg] [--after D] [--before D] [--units U]`: the same
-//! analysis and SVG as the `withings_chart` tool, written to a file or stdout.
+//! `withings-mcp chart METRIC [--format svg|png] [--out FILE|-] [--after D] [--before D]
+//! [--units U]`: the same analysis and picture as the `withings_chart` tool, as SVG or PNG, to
+//! a file (0600, atomic, never through a symlink) or stdout.
 
 use std::io::Write;
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::cli::ChartOpts;
+use crate::cli::{ChartFormat, ChartOpts};
+use crate::domain::chart;
+use crate::store::fsutil::{self, WriteOptions};
 use crate::tools::{Ctx, trends};
 use crate::{Error, Result};
 
@@ -18,16 +22,25 @@ pub fn run(ctx: &Ctx, opts: &ChartOpts) -> Result<u8> {
             args.insert(key.into(), Value::String(v.clone()));
         }
     }
-    let svg = trends::chart_for_command(ctx, &args)?;
-    match &opts.out {
+    // A bad metric, date or unit system is a mistake on the command line: exit 2.
+    let spec = trends::chart_for_command(ctx, &args).map_err(|e| match e {
+        Error::InvalidArgument { .. } => Error::Usage(format!("chart: {e}")),
+        e => e,
+    })?;
+    let bytes = match opts.format() {
+        ChartFormat::Svg => chart::svg::render(&spec).into_bytes(),
+        ChartFormat::Png => chart::raster::render_png(&spec),
+    };
+    match opts.out.as_deref() {
+        None | Some("-") => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(&bytes).and_then(|()| out.flush()).map_err(|e| Error::io("stdout", e))?;
+        }
         // The one place where health data reaches the disk: only because the user asked for a file.
         Some(path) => {
-            std::fs::write(path, svg.as_bytes()).map_err(|e| Error::io(path.clone(), e))?;
+            let private_no_link = WriteOptions { mode: 0o600, refuse_symlink: true };
+            fsutil::write_atomic_with(Path::new(path), &bytes, private_no_link)?;
             eprintln!("withings-mcp: wrote {path}");
-        }
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(svg.as_bytes()).and_then(|()| out.flush()).map_err(|e| Error::io("stdout", e))?;
         }
     }
     Ok(0)

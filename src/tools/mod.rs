@@ -100,7 +100,7 @@ pub struct Output {
     pub structured: Value,
     /// Markdown rendering (used when `response_format` is `markdown`).
     pub markdown: String,
-    /// Extra content blocks after the text (e.g. an SVG image and its embedded resource).
+    /// Extra content blocks after the text (e.g. the chart as a PNG image).
     pub extra: Vec<Value>,
 }
 

@@ -136,29 +136,38 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_chart",
             title: "Chart",
-            description: "An SVG line chart of a metric: raw readings, rejected readings marked, and the smoothed \
-                trend line, with dated axes and units. Returned as an image (image/svg+xml) and as an embedded \
-                resource.",
+            description: "A chart of a metric as a PNG image (800×400): raw readings as points, the smoothed \
+                trend line with its noise band, rejected readings marked, dated axes in your zone and units. \
+                structuredContent has the plotted series (value and trend per reading) for drawing it yourself.",
             input_schema: input_schema(props(), &["metric"]),
             output_schema: output_schema(
                 json!({
                     "metric": {"type": "string"},
+                    "label": {"type": "string"},
                     "unit": {"type": "string"},
+                    "units": {"type": "string", "enum": Units::names()},
                     "readings": {"type": "integer", "minimum": 0},
                     "rejected": {"type": "integer", "minimum": 0},
                     "verdict": {"type": "string"},
                     "window": {"type": "object"},
-                    "mime_type": {"type": "string"},
-                    "svg": {"type": "string"},
+                    "latest_trend": num_or_null(),
+                    "noise": num_or_null(),
                     "series": {"type": "array", "items": {"type": "object"}, "maxItems": MAX_SERIES_POINTS},
                     "series_step": {"type": "integer", "minimum": 1},
+                    "mime_type": {"type": "string", "const": "image/png"},
+                    "width": {"type": "integer"},
+                    "height": {"type": "integer"},
                 }),
-                &["metric", "unit", "readings", "verdict", "mime_type", "svg"],
+                &["metric", "unit", "readings", "verdict", "window", "series", "mime_type"],
             ),
             annotations: Annotations::REMOTE_READ,
             handler: run_chart,
         },
     ]
+}
+
+fn num_or_null() -> Value {
+    json!({"type": ["number", "null"]})
 }
 
 fn trends_schema() -> Value {
@@ -200,6 +209,7 @@ struct Analysis {
     readings: Vec<Reading>,
     recomposition: Option<Value>,
     regularity: Option<Value>,
+    demo: bool,
 }
 
 fn find_metric(args: &Map<String, Value>) -> Result<&'static Metric> {
@@ -242,7 +252,17 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
         Read::SleepHours | Read::SleepScore => Some(sleep_regularity(&mut client, &body, &range, &s.zone)),
         _ => None,
     };
-    Ok(Analysis { metric, units: s.units, zone: s.zone, range, trend, readings, recomposition, regularity })
+    Ok(Analysis {
+        metric,
+        units: s.units,
+        zone: s.zone,
+        range,
+        trend,
+        readings,
+        recomposition,
+        regularity,
+        demo: ctx.demo(),
+    })
 }
 
 /// One measure type's readings, in SI.
@@ -511,18 +531,12 @@ fn trend_markdown(v: &Value) -> String {
     md
 }
 
-/// Renders the chart SVG for an analysis.
-fn chart_svg(a: &Analysis) -> String {
+/// The chart of an analysis: readings kept, rejected ones, the trend and its noise band, in
+/// the asked units, with date ticks at local midnights.
+fn chart_spec(a: &Analysis) -> ChartSpec {
     let m = a.metric;
     let u = a.units;
     let conv = |v: f64| units::convert(v, m.unit, u).map(|(x, _)| x).unwrap_or(v);
-    let rejected_t: Vec<i64> = a.trend.rejected.iter().map(|r| r.t).collect();
-    let readings: Vec<ChartPoint> = a
-        .readings
-        .iter()
-        .filter(|r| r.t >= a.range.start.0 && r.t < a.range.end.0 && !rejected_t.contains(&r.t))
-        .map(|r| ChartPoint { t: r.t, value: conv(r.value) })
-        .collect();
     let rejected: Vec<ChartPoint> =
         a.trend.rejected.iter().filter_map(|r| Some(ChartPoint { t: r.t, value: conv(r.value?) })).collect();
     let trend: Vec<ChartPoint> =
@@ -537,9 +551,9 @@ fn chart_svg(a: &Analysis) -> String {
         })
         .collect();
     let unit = display_unit(m.unit, u);
-    let spec = ChartSpec {
-        width: 720,
-        height: 360,
+    ChartSpec {
+        width: CHART_WIDTH,
+        height: CHART_HEIGHT,
         title: format!("{} — {}", m.label, a.trend.verdict.as_str().replace('_', " ")),
         subtitle: format!(
             "{} → {} · {} · {} readings",
@@ -548,58 +562,101 @@ fn chart_svg(a: &Analysis) -> String {
             a.zone.name(),
             a.trend.n_used
         ),
-        y_label: match unit.is_empty() {
+        // "Steps", not "Steps (steps)".
+        y_label: match unit.is_empty() || unit.eq_ignore_ascii_case(m.label) {
             true => m.label.to_string(),
             false => format!("{} ({unit})", m.label),
         },
         x_ticks,
-        readings,
+        readings: kept_readings(a).map(|r| ChartPoint { t: r.t, value: conv(r.value) }).collect(),
         rejected,
         trend,
-    };
-    chart::line_chart(&spec)
+        noise: a.trend.scatter.map_or(0.0, conv),
+        demo: a.demo,
+    }
+}
+
+/// Pixels of the tool's PNG: sharp at full size, and its text still legible when a host shows
+/// it as a 400×200 thumbnail.
+const CHART_WIDTH: u32 = 800;
+const CHART_HEIGHT: u32 = 400;
+
+/// The readings in the window that the analysis kept.
+fn kept_readings(a: &Analysis) -> impl Iterator<Item = &Reading> {
+    let rejected_t: Vec<i64> = a.trend.rejected.iter().map(|r| r.t).collect();
+    a.readings
+        .iter()
+        .filter(move |r| r.t >= a.range.start.0 && r.t < a.range.end.0 && !rejected_t.contains(&r.t))
 }
 
 fn run_chart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let a = analyse(ctx, args)?;
-    let svg = chart_svg(&a);
+    let png = chart::raster::render_png(&chart_spec(&a));
     let (series, step) = series_json(&a);
     let m = a.metric;
-    let uri = format!("withings://chart/{}.svg", m.name);
-    let extra = vec![
-        json!({"type": "image", "data": base64(svg.as_bytes()), "mimeType": "image/svg+xml"}),
-        json!({"type": "resource", "resource": {"uri": uri, "mimeType": "image/svg+xml", "text": svg}}),
-    ];
+    let u = a.units;
+    let dv = |v: f64| display_value(v, m.unit, u, m.decimals);
+    let unit = display_unit(m.unit, u);
     let structured = json!({
         "metric": m.name,
-        "unit": display_unit(m.unit, a.units),
+        "label": m.label,
+        "unit": unit,
+        "units": u.name(),
         "readings": a.trend.n_used,
         "rejected": a.trend.n_rejected,
         "verdict": a.trend.verdict.as_str(),
         "window": data::range_json(&a.range, &a.zone),
-        "mime_type": "image/svg+xml",
-        "svg": svg,
+        "latest_trend": a.trend.latest.and_then(dv),
+        "noise": a.trend.scatter.and_then(dv),
         // The plotted data, for a view that draws the chart itself (the MCP Apps dashboard).
         "series": series,
         "series_step": step,
+        "mime_type": "image/png",
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
     });
-    let markdown = format!(
-        "# {} chart\n\n{} readings from {} to {} ({}); verdict: {}. The SVG follows as an image and as an embedded resource.\n",
-        m.label,
-        a.trend.n_used,
-        a.range.start_date,
-        a.range.end_date,
-        a.zone.name(),
-        a.trend.verdict.as_str().replace('_', " ")
-    );
+    let markdown = chart_markdown(&a, &structured);
+    let extra = vec![json!({"type": "image", "data": base64(&png), "mimeType": "image/png"})];
     Ok(Output { structured, markdown, extra })
 }
 
-/// The SVG for `withings-mcp chart`: the same analysis as the tool.
-pub fn chart_for_command(ctx: &Ctx, args: &Map<String, Value>) -> Result<String> {
+/// What the picture shows, in words: true whether or not an image travels with it.
+fn chart_markdown(a: &Analysis, v: &Value) -> String {
+    let unit = v["unit"].as_str().unwrap_or("");
+    let with_unit = |x: &Value| match unit {
+        "" => x.to_string(),
+        u => format!("{x} {u}"),
+    };
+    let mut md = format!(
+        "# {} chart\n\n{} from {} to {} ({}): {} readings as points, {} rejected; verdict: {}.\n",
+        a.metric.label,
+        a.metric.label,
+        a.range.start_date,
+        a.range.end_date,
+        a.zone.name(),
+        a.trend.n_used,
+        a.trend.n_rejected,
+        a.trend.verdict.as_str().replace('_', " ")
+    );
+    if v["latest_trend"].is_number() {
+        md.push_str(&format!("- Latest trend value: {}\n", with_unit(&v["latest_trend"])));
+    }
+    if v["noise"].is_number() {
+        md.push_str(&format!("- Noise band: ± {} around the trend line\n", with_unit(&v["noise"])));
+    }
+    md.push_str(&format!(
+        "\nPicture: {CHART_WIDTH}×{CHART_HEIGHT} PNG, attached as image content over MCP; \
+         `withings-mcp chart {} --format png --out FILE` writes it to a file.\n",
+        a.metric.name
+    ));
+    md
+}
+
+/// The chart for `withings-mcp chart`: the same analysis and picture as the tool.
+pub fn chart_for_command(ctx: &Ctx, args: &Map<String, Value>) -> Result<ChartSpec> {
     let validated =
         crate::tools::schema::validate_args(&tools()[1].input_schema, &Value::Object(args.clone()))?;
-    Ok(chart_svg(&analyse(ctx, &validated)?))
+    Ok(chart_spec(&analyse(ctx, &validated)?))
 }
 
 fn display_unit(si: &str, units: Units) -> String {

@@ -5,27 +5,26 @@
 //! deterministic. Golden files live in fixtures/golden/; `UPDATE_GOLDEN=1 cargo test` rewrites
 //! them, otherwise they are compared byte for byte.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::fake::{Run, TempHome, bin, run};
 
 /// 2026-03-15T12:00:00Z, 13:00 in Paris: "today" is 2026-03-15.
-const NOW: i64 = 1_773_576_000;
+pub(crate) const NOW: i64 = 1_773_576_000;
 const DAY: i64 = 86_400;
-const TZ: &str = "Europe/Paris";
+pub(crate) const TZ: &str = "Europe/Paris";
 /// The 30 complete days before today.
 const AFTER_30: &str = "2026-02-13";
 const BEFORE_30: &str = "2026-03-14";
 /// The demo's guest weigh-in (20 days back) and travel week (35 to 29 days back, New York).
 const GUEST_DAY: &str = "2026-02-23";
 const TRIP: (&str, &str) = ("2026-02-08", "2026-02-14");
-/// The chart window of the golden SVGs (12 weeks).
-const CHART_AFTER: &str = "2025-12-20";
-const CHART_BEFORE: &str = "2026-03-14";
+/// The chart window of the golden charts (12 weeks).
+pub(crate) const CHART_AFTER: &str = "2025-12-20";
+pub(crate) const CHART_BEFORE: &str = "2026-03-14";
 
 const LIST_TOOLS: [&str; 6] = [
     "withings_list_body_measures",
@@ -50,7 +49,7 @@ const METRICS: [&str; 10] = [
 ];
 
 /// The binary in demo mode with a clean environment, a temp HOME, a fixed clock and zone.
-fn demo(home: &TempHome, now: i64, args: &[&str]) -> Command {
+pub(crate) fn demo(home: &TempHome, now: i64, args: &[&str]) -> Command {
     let mut c = Command::new(bin());
     c.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -96,14 +95,14 @@ fn call_md(tool: &str, args: &Value) -> String {
 }
 
 /// No NaN or infinity in any output (serde_json would refuse them, but text may carry them).
-fn assert_no_bad_numbers(text: &str) {
+pub(crate) fn assert_no_bad_numbers(text: &str) {
     for bad in ["NaN", "Infinity", "inf,", "inf ", "inf\n"] {
         assert!(!text.contains(bad), "output contains {bad:?}: {text}");
     }
 }
 
 /// Compares `actual` with fixtures/golden/`name`, or rewrites it under `UPDATE_GOLDEN=1`.
-fn golden(name: &str, actual: &[u8]) {
+pub(crate) fn golden(name: &str, actual: &[u8]) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/golden").join(name);
     if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -512,115 +511,4 @@ fn tiny_windows_are_not_enough_data() {
         assert_no_bad_numbers(&r.stdout);
         assert!(r.stdout.starts_with("<svg") && r.stdout.trim_end().ends_with("</svg>"), "{}", r.stdout);
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Issue 7: charts
-// ---------------------------------------------------------------------------------------------
-
-/// `--demo chart METRIC --after --before --out FILE`: the file's bytes.
-fn chart_file(metric: &str) -> Vec<u8> {
-    let home = TempHome::new("chart");
-    let out: PathBuf = home.dir.join(format!("{metric}.svg"));
-    let out_s = out.display().to_string();
-    let args = ["chart", metric, "--after", CHART_AFTER, "--before", CHART_BEFORE, "--out", &out_s];
-    let r = run(demo(&home, NOW, &args));
-    assert_eq!(r.code, 0, "{}", r.all());
-    assert_eq!(r.stdout, "", "with --out, nothing on stdout");
-    std::fs::read(&out).unwrap()
-}
-
-#[test]
-fn golden_charts() {
-    for metric in ["weight", "steps", "sleep_duration", "systolic"] {
-        let svg = chart_file(metric);
-        let text = std::str::from_utf8(&svg).unwrap();
-        assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"), "{metric}");
-        assert_no_bad_numbers(text);
-        assert!(text.contains(CHART_AFTER) && text.contains(CHART_BEFORE) && text.contains(TZ), "{metric}");
-        assert_eq!(chart_file(metric), svg, "{metric}: two runs differ");
-        golden(&format!("chart_{metric}.svg"), &svg);
-    }
-}
-
-/// Minimal standard base64 decoding (no dependency); `None` on a malformed input.
-fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let bytes = s.trim_end_matches('=').as_bytes();
-    if !s.len().is_multiple_of(4) {
-        return None;
-    }
-    let mut out = Vec::new();
-    for chunk in bytes.chunks(4) {
-        let v: Vec<u8> = chunk.iter().map(|&c| value(c)).collect::<Option<_>>()?;
-        let n = v.iter().fold(0u32, |acc, &x| acc << 6 | u32::from(x)) << (6 * (4 - v.len()));
-        out.extend(&n.to_be_bytes()[1..v.len()]);
-    }
-    Some(out)
-}
-
-#[test]
-fn base64_decoder_is_right() {
-    for (enc, dec) in [("", ""), ("Zg==", "f"), ("Zm8=", "fo"), ("Zm9v", "foo"), ("PHN2Zz4=", "<svg>")] {
-        assert_eq!(base64_decode(enc).unwrap(), dec.as_bytes(), "{enc}");
-    }
-    assert_eq!(base64_decode("Zm9"), None);
-}
-
-/// Runs the stdio server in demo mode on `messages`; returns the replies by id.
-fn stdio(messages: &[Value]) -> Vec<Value> {
-    let home = TempHome::new("demo-stdio");
-    let mut child = demo(&home, NOW, &[])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input: String = messages.iter().map(|m| format!("{m}\n")).collect();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-#[test]
-fn chart_over_mcp_stdio_is_an_image_and_a_resource() {
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}});
-    let call = |id: i64, args: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "withings_chart", "arguments": args}});
-    let replies = stdio(&[
-        init,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        call(1, json!({"metric": "weight", "after": CHART_AFTER, "before": CHART_BEFORE})),
-        call(2, json!({"metric": "bmi"})),
-    ]);
-    let by_id = |id: i64| replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("no reply {id}"));
-    let result = &by_id(1)["result"];
-    assert_ne!(result["isError"], true, "{result}");
-    let svg = result["structuredContent"]["svg"].as_str().unwrap();
-    let content = result["content"].as_array().unwrap();
-    let image = content.iter().find(|c| c["type"] == "image").unwrap_or_else(|| panic!("no image: {result}"));
-    assert_eq!(image["mimeType"], "image/svg+xml");
-    let decoded = base64_decode(image["data"].as_str().unwrap()).expect("valid base64");
-    assert_eq!(decoded, svg.as_bytes(), "the image is the SVG");
-    let resource = content.iter().find(|c| c["type"] == "resource").unwrap_or_else(|| panic!("{result}"));
-    assert_eq!(resource["resource"]["mimeType"], "image/svg+xml");
-    assert!(resource["resource"]["uri"].as_str().is_some_and(|u| !u.is_empty()), "{resource}");
-    assert_eq!(resource["resource"]["text"], svg);
-    assert!(content.iter().any(|c| c["type"] == "text"), "a text content too: {result}");
-    // The MCP tool and the shell command draw the same chart.
-    assert_eq!(svg.as_bytes(), chart_file("weight"));
-
-    let bad = &by_id(2)["result"];
-    assert_eq!(bad["isError"], true, "{bad}");
-    assert!(bad["content"][0]["text"].as_str().unwrap().contains("metric"), "{bad}");
 }

@@ -12,6 +12,7 @@ mod fake;
 mod faults;
 mod http;
 mod load;
+mod pictures;
 mod regressions;
 mod setup;
 mod stdio;
