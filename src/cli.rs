@@ -58,6 +58,8 @@ pub struct AuthOpts {
     pub timeout_secs: Option<u64>,
     /// A pasted authorization code or the full redirect URL.
     pub code: Option<String>,
+    /// The state of a pending sign-in, for a bare `--code`.
+    pub state: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -222,9 +224,13 @@ fn auth(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
                 })?);
             }
             Long("code") => o.code = Some(p.value()?.string()?),
+            Long("state") => o.state = Some(p.value()?.string()?),
             Short('h') | Long("help") => return Ok(Command::Help(AUTH_HELP)),
             _ => return Err(arg.unexpected().into()),
         }
+    }
+    if o.state.is_some() && o.code.is_none() {
+        return Err(Error::Usage("--state only applies with --code".into()));
     }
     Ok(Command::Auth(o))
 }
@@ -373,16 +379,19 @@ Options:
 ";
 
 pub const AUTH_HELP: &str = "\
-Usage: withings-mcp auth [--no-open] [--json] [--timeout SECS] [--code CODE_OR_URL]
+Usage: withings-mcp auth [--no-open] [--json] [--timeout SECS] [--code REDIRECT_URL [--state S]]
 
 Connects your Withings account. Opens the authorization page and waits (one-shot) for the
-callback on the redirect URI's loopback host and port; exchanges the code at once.
+callback on the redirect URI's loopback host and port; exchanges the code at once. The sign-in
+stays pending for 15 minutes, so that its redirect can also be pasted with --code, here or in
+another process (the way to sign in from a headless host).
 
 Options:
   --no-open            do not open a browser; print the authorization URL alone on stderr
   --json               print the final result as one JSON object on stdout
   --timeout SECS       how long to wait for the callback (default 300; WITHINGS_AUTH_TIMEOUT)
-  --code CODE_OR_URL   exchange a pasted code or full redirect URL instead (headless hosts)
+  --code REDIRECT_URL  exchange the whole redirect URL (…?code=…&state=…) of a pending sign-in
+  --state S            with a bare code instead of the URL: the state of that pending sign-in
 ";
 
 pub const DOCTOR_HELP: &str = "\
@@ -496,6 +505,7 @@ mod tests {
             &["call"],
             &["call", "a", "b"],
             &["auth", "--timeout", "x"],
+            &["auth", "--state", "s"],
             &["--port", "99999"],
             &["serve", "--port", "3000"],
             &["serve", "--no-token"],

@@ -1,7 +1,8 @@
 //! The one error type of the crate.
 //!
 //! Display messages are short, lowercase and never contain a secret: callers put names of things
-//! (an endpoint, an argument, a file) into variants, never token values or response bodies.
+//! (an endpoint, an argument, a file) into variants, never token values or response bodies. Text
+//! that came from outside enters only as `Foreign`, which is scrubbed on the way in.
 
 use std::fmt;
 use std::io;
@@ -17,12 +18,13 @@ pub enum Error {
     Config(String),
     /// A local file could not be read or written.
     Io { context: String, source: io::Error },
-    /// A local file or upstream answer was not the JSON we expected.
-    Json { context: String, message: String },
+    /// A local file or upstream answer was not the JSON we expected (a decoder's message may
+    /// quote the input, so it is foreign text).
+    Json { context: String, message: Foreign },
     /// No usable token: the user must run `withings-mcp auth` (again).
     NeedsAuth(String),
     /// Withings answered with a non-zero `status` that is not retried.
-    Api { endpoint: String, status: i64, kind: ApiKind, message: String },
+    Api { endpoint: String, status: i64, kind: ApiKind, message: Foreign },
     /// Withings kept answering 601 (or HTTP 429) after the bounded backoff.
     RateLimited { endpoint: String },
     /// The network failed (refused, reset, timeout, DNS, TLS, non-JSON gateway page).
@@ -52,6 +54,46 @@ pub enum ApiKind {
     Unknown,
 }
 
+/// Text from outside (Withings' `error` strings, decoders' messages about upstream bodies, a
+/// callback's parameters), made safe to show on the way into an `Error`: every secret the
+/// process knows and every value of a secret-named key replaced (`redact`), control characters
+/// dropped, at most `Foreign::MAX_CHARS` characters. It can only be built through `new`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Foreign(String);
+
+impl Foreign {
+    /// Longest excerpt kept.
+    pub const MAX_CHARS: usize = 240;
+
+    /// Scrubs and shortens `raw`.
+    pub fn new(raw: &str) -> Foreign {
+        // Bounded before scrubbing (a hostile body may be megabytes); any secret cut at that
+        // bound lies far beyond the excerpt that is kept.
+        let head = match raw.char_indices().nth(16 * Foreign::MAX_CHARS) {
+            Some((i, _)) => raw.get(..i).unwrap_or(raw),
+            None => raw,
+        };
+        let clean = crate::redact::scrub(head);
+        Foreign(clean.chars().filter(|c| !c.is_control()).take(Foreign::MAX_CHARS).collect())
+    }
+
+    /// The scrubbed text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// True when nothing is left.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for Foreign {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// `Result` with this crate's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -66,9 +108,9 @@ impl Error {
         Error::Io { context: context.into(), source }
     }
 
-    /// Shorthand for a JSON decoding error with context.
+    /// Shorthand for a JSON decoding error with context; the message is treated as foreign.
     pub fn json(context: impl Into<String>, message: impl fmt::Display) -> Error {
-        Error::Json { context: context.into(), message: message.to_string() }
+        Error::Json { context: context.into(), message: Foreign::new(&message.to_string()) }
     }
 
     /// The process exit code for this error: 2 for usage errors, 1 for everything else.

@@ -10,6 +10,7 @@ pub mod domain;
 pub mod error;
 pub mod image;
 pub mod mcp;
+pub mod redact;
 pub mod server;
 pub mod store;
 pub mod tools;

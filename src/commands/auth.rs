@@ -1,11 +1,15 @@
 //! `withings-mcp auth`: sign in to Withings and store the tokens.
 //!
-//! With `--code`, exchanges a pasted code or redirect URL. Otherwise listens once on the redirect
-//! URI's loopback address, waiting on the main thread with `recv_timeout`: requests to other
-//! paths get 404, a callback with the wrong `state` gets 400 and is ignored (we keep waiting),
-//! the right one is exchanged at once (codes live 30 s) and answered with a result page.
+//! With `--code`, exchanges a pasted redirect URL (or a bare code with `--state`) for a pending
+//! sign-in (`store::pending`). Otherwise hands out an authorization URL whose state is pending
+//! for 15 minutes and listens on the redirect URI's loopback address, waiting on the main thread
+//! with `recv_timeout`: requests to other paths get 404; a callback without this sign-in's
+//! `state` gets 400 and is ignored (we keep waiting), whatever else it carries; the right one is
+//! exchanged at once (codes live 30 s) and answered with a result page. A sign-in completed
+//! meanwhile by `auth --code` in another process ends the wait too.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -13,6 +17,7 @@ use serde_json::{Value, json};
 
 use crate::cli::AuthOpts;
 use crate::store::config::{Config, Key};
+use crate::store::pending;
 use crate::store::tokens::{self, Tokens};
 use crate::tools::Ctx;
 use crate::withings::client::Client;
@@ -51,23 +56,41 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
     cfg.require(Key::ClientId)?;
     cfg.require(Key::ClientSecret)?;
     let token_path = cfg.token_path(&ctx.env)?;
-    if let Some(input) = &opts.code {
-        let expected = tokens::pending_state(&token_path, ctx.now);
-        let cb = oauth::parse_code_or_url(input, expected.as_deref())?;
-        let t = exchange(ctx, &cfg, started, &cb.code)?;
-        return Ok(result(&token_path.display().to_string(), &t));
-    }
+    let t = match &opts.code {
+        Some(input) => pasted(ctx, &cfg, started, input, opts.state.as_deref())?,
+        None => listen(ctx, &cfg, opts, started)?,
+    };
+    Ok(result(&token_path.display().to_string(), &t))
+}
+
+/// Exchanges a pasted redirect URL (or a bare code with `--state`) for a pending sign-in.
+fn pasted(ctx: &Ctx, cfg: &Config, started: Instant, input: &str, state: Option<&str>) -> Result<Tokens> {
+    let token_path = cfg.token_path(&ctx.env)?;
+    let cb = oauth::parse_code_or_url(input)?;
+    let pending = pending::states(&token_path, ctx.now);
+    let local =
+        oauth::Local { pending: &pending, tokens_stored: !matches!(tokens::load(&token_path), Ok(None)) };
+    let state = oauth::check_pasted(&cb, state, local, oauth::Paster::Command)?;
+    exchange(ctx, cfg, started, &cb.code, state.as_deref())
+}
+
+/// Hands out an authorization URL (its state pending, so that another process may complete it
+/// with `--code`), then waits for the callback on the redirect URI's loopback address, or for
+/// `auth --code` in another process to complete that sign-in.
+fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<Tokens> {
+    let token_path = cfg.token_path(&ctx.env)?;
     let redirect = cfg.redirect_uri().to_string();
     let state = oauth::new_state()?;
     let url =
         oauth::authorize_url(cfg.account_url(), cfg.require(Key::ClientId)?, cfg.scopes(), &redirect, &state);
+    pending::add(&token_path, &state, ctx.now)?;
     let lb = match oauth::loopback(&redirect) {
         Ok(lb) => lb,
         Err(e) => {
-            // The user can still approve in a browser and paste the redirect URL with --code.
-            tokens::save_pending_state(&token_path, &state, ctx.now)?;
-            eprintln!("Open this URL, approve access, then run `withings-mcp auth --code '<redirect URL>'`:");
+            // The person can still approve in a browser and paste the redirect URL with --code.
+            eprintln!("Open this URL in a browser and approve access:");
             eprintln!("{url}");
+            eprintln!("{PASTE_HINT}");
             return Err(e);
         }
     };
@@ -88,6 +111,9 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
     }
     eprintln!("{url}");
     eprintln!("Waiting up to {timeout} s for the callback on http://{}{} …", lb.bind, lb.path);
+    if opts.no_open {
+        eprintln!("{PASTE_HINT}");
+    }
     let deadline = started + Duration::from_secs(timeout);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -96,9 +122,13 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
                 "timed out after {timeout} s waiting for the Withings callback"
             )));
         }
-        let request = match server.recv_timeout(left) {
+        // Short waits, so that a sign-in completed by `auth --code` elsewhere ends this one too.
+        let request = match server.recv_timeout(left.min(Duration::from_secs(1))) {
             Ok(Some(r)) => r,
-            Ok(None) => continue,
+            Ok(None) => match completed_elsewhere(ctx, &token_path, &state, started) {
+                Some(t) => return Ok(t),
+                None => continue,
+            },
             Err(e) => return Err(Error::io("OAuth callback listener", e)),
         };
         let full = request.url().to_string();
@@ -107,9 +137,9 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
             respond(request, 404, "Not found", "This is the withings-mcp sign-in listener.");
             continue;
         }
-        match oauth::callback_from_query(query, Some(&state)) {
+        match oauth::callback_from_query(query, &state) {
             Ok(cb) => {
-                return match exchange(ctx, &cfg, started, &cb.code) {
+                return match exchange(ctx, cfg, started, &cb.code, Some(&state)) {
                     Ok(t) => {
                         respond(
                             request,
@@ -117,7 +147,7 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
                             "Withings connected",
                             "You can close this tab and return to the terminal.",
                         );
-                        Ok(result(&token_path.display().to_string(), &t))
+                        Ok(t)
                     }
                     Err(e) => {
                         respond(request, 400, "Sign-in failed", &e.to_string());
@@ -130,8 +160,8 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
                 return Err(e);
             }
             Err(e) => {
-                // A stray or forged request (wrong state, no code): refuse it and keep waiting for
-                // the real callback.
+                // Not this sign-in's callback (no or wrong state: a stray or forged request, or a
+                // page that tries to cancel the sign-in): refuse it and keep waiting.
                 eprintln!("ignored a callback request: {e}");
                 respond(
                     request,
@@ -144,12 +174,31 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
     }
 }
 
-/// Exchanges a code with a clock advanced by the time spent waiting.
-fn exchange(ctx: &Ctx, cfg: &Config, started: Instant, code: &str) -> Result<Tokens> {
+/// What `auth --no-open` tells a person whose browser is on another machine.
+const PASTE_HINT: &str = "If the browser runs on another machine, the page it lands on after you approve will not \
+load: copy that page's whole address at once (Withings codes expire after 30 s) and run, here or in another \
+terminal on this host:\n  withings-mcp auth --code '<the whole redirect URL>'";
+
+/// The tokens stored by another process that completed `state` (no longer pending, and a token
+/// file written since this sign-in started).
+fn completed_elsewhere(ctx: &Ctx, token_path: &Path, state: &str, started: Instant) -> Option<Tokens> {
+    let now = ctx.now + i64::try_from(started.elapsed().as_secs()).unwrap_or(0);
+    if pending::states(token_path, now).iter().any(|s| s == state) {
+        return None;
+    }
+    tokens::load(token_path).ok().flatten().filter(|t| t.created_at >= ctx.now)
+}
+
+/// Exchanges a code with a clock advanced by the time spent waiting, then marks the sign-in it
+/// completes as done.
+fn exchange(ctx: &Ctx, cfg: &Config, started: Instant, code: &str, state: Option<&str>) -> Result<Tokens> {
     let now = ctx.now + i64::try_from(started.elapsed().as_secs()).unwrap_or(0);
     let mut client = Client::http(&ctx.env, cfg, now)?;
     let t = client.exchange_code(code)?;
-    let _ = tokens::clear_pending_state(client.token_path());
+    if let Some(state) = state {
+        // The tokens are stored; a state left pending would only expire unused.
+        let _ = pending::consume(client.token_path(), state, now);
+    }
     Ok(t)
 }
 

@@ -322,6 +322,10 @@ fn resolve(env: &Env, file_values: &BTreeMap<String, String>) -> BTreeMap<Key, (
             values.insert(key, f);
         }
     }
+    // The client secret is now known to this process: no foreign text may echo it (`redact`).
+    if let Some((secret, _)) = values.get(&Key::ClientSecret) {
+        crate::redact::remember(secret);
+    }
     values
 }
 

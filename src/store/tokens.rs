@@ -104,7 +104,7 @@ pub fn merge(old: Option<&Tokens>, grant: &Grant, now: i64) -> Result<Tokens> {
     if refresh_token.is_empty() {
         return Err(Error::json("withings token answer", "no refresh_token"));
     }
-    Ok(Tokens {
+    Ok(remembered(Tokens {
         access_token,
         refresh_token,
         // Saturating: `expires_in` comes from the network and may be any i64.
@@ -113,7 +113,7 @@ pub fn merge(old: Option<&Tokens>, grant: &Grant, now: i64) -> Result<Tokens> {
         userid: grant.userid.clone().or_else(|| old.and_then(|t| t.userid.clone())),
         token_type: keep(&grant.token_type, old.map(|t| &t.token_type)),
         created_at: now,
-    })
+    }))
 }
 
 /// Reads the token file. `Ok(None)` when it does not exist. A file readable by others, or one
@@ -154,7 +154,7 @@ fn lenient(v: &serde_json::Value) -> Option<Tokens> {
         ms if ms > 100_000_000_000 => ms / 1000,
         s => s,
     };
-    Some(Tokens {
+    Some(remembered(Tokens {
         access_token: text("access_token").filter(|s| !s.is_empty())?,
         refresh_token: text("refresh_token").unwrap_or_default(),
         expires_at,
@@ -162,7 +162,14 @@ fn lenient(v: &serde_json::Value) -> Option<Tokens> {
         userid: text("userid"),
         token_type: text("token_type").unwrap_or_else(bearer),
         created_at: num("created_at").unwrap_or(0),
-    })
+    }))
+}
+
+/// Tokens this process now knows: `redact` removes them from any foreign text from here on.
+fn remembered(t: Tokens) -> Tokens {
+    crate::redact::remember(&t.access_token);
+    crate::redact::remember(&t.refresh_token);
+    t
 }
 
 /// Writes the token file atomically with mode 0600, creating its directory 0700.
@@ -244,39 +251,6 @@ fn require(path: &Path) -> Result<Tokens> {
     }
 }
 
-/// How long a `state` from `withings_get_auth_url` stays acceptable.
-pub const PENDING_STATE_SECS: i64 = 900;
-
-/// Where the pending OAuth `state` lives: `oauth_state.json` next to the token file.
-pub fn pending_state_path(token_path: &Path) -> PathBuf {
-    fsutil::parent(token_path).join("oauth_state.json")
-}
-
-/// Remembers the `state` of an authorization URL handed out by a tool, so that the later code
-/// exchange can check it (the tool calls may come from different processes).
-pub fn save_pending_state(token_path: &Path, state: &str, now: i64) -> Result<()> {
-    let path = pending_state_path(token_path);
-    fsutil::ensure_private_dir(&fsutil::parent(&path))?;
-    let text = serde_json::json!({ "state": state, "created_at": now }).to_string();
-    fsutil::write_atomic(&path, text.as_bytes(), 0o600)
-}
-
-/// The pending `state`, when one was saved less than `PENDING_STATE_SECS` ago.
-pub fn pending_state(token_path: &Path, now: i64) -> Option<String> {
-    let text = fs::read_to_string(pending_state_path(token_path)).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let created = v.get("created_at")?.as_i64()?;
-    match now.saturating_sub(created) < PENDING_STATE_SECS {
-        true => v.get("state")?.as_str().map(str::to_string),
-        false => None,
-    }
-}
-
-/// Forgets the pending `state` (after a successful exchange).
-pub fn clear_pending_state(token_path: &Path) -> Result<bool> {
-    fsutil::remove_if_exists(&pending_state_path(token_path))
-}
-
 /// The lock file next to the token file: `tokens.json.lock`.
 pub fn lock_path(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
@@ -285,11 +259,13 @@ pub fn lock_path(path: &Path) -> PathBuf {
 }
 
 /// Holds the OS lock until dropped (closing the file releases it).
-struct Lock {
+pub struct Lock {
     _file: File,
 }
 
-fn lock(path: &Path) -> Result<Lock> {
+/// Takes the OS lock on `<token file>.lock`, creating its directory 0700 when needed. Everything
+/// that rewrites a file beside the token file (tokens, pending sign-ins) holds it.
+pub fn lock(path: &Path) -> Result<Lock> {
     fsutil::ensure_private_dir(&fsutil::parent(path))?;
     let lp = lock_path(path);
     let file = OpenOptions::new()
@@ -454,18 +430,6 @@ mod tests {
             assert!(err.contains(want), "{err}");
             assert_eq!(fs::read_to_string(&p).unwrap(), *text);
         }
-        fs::remove_dir_all(p.parent().unwrap()).unwrap();
-    }
-
-    #[test]
-    fn pending_state_round_trip_and_expiry() {
-        let p = tmp("state");
-        assert_eq!(pending_state(&p, 0), None);
-        save_pending_state(&p, "s1", 1000).unwrap();
-        assert_eq!(pending_state(&p, 1000 + PENDING_STATE_SECS - 1).as_deref(), Some("s1"));
-        assert_eq!(pending_state(&p, 1000 + PENDING_STATE_SECS), None);
-        assert!(clear_pending_state(&p).unwrap());
-        assert_eq!(pending_state(&p, 1000), None);
         fs::remove_dir_all(p.parent().unwrap()).unwrap();
     }
 

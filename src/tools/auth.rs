@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::store::config::{Config, Env, Key, Source};
-use crate::store::{fsutil, tokens};
+use crate::store::{fsutil, pending, tokens};
 use crate::tools::{Annotations, Ctx, Output, Tool, wants_json};
 use crate::withings::client::Client;
 use crate::withings::oauth;
@@ -36,9 +36,9 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_get_auth_url",
             title: "Withings authorization URL",
-            description: "Returns the Withings authorization URL with a fresh random state (128 bits). The user opens it, \
-                approves, and is redirected to the configured redirect URI; pass that full URL (or its code) to \
-                withings_exchange_code within 30 seconds. Needs WITHINGS_CLIENT_ID.",
+            description: "Returns the Withings authorization URL with a fresh random state (128 bits), pending for 15 \
+                minutes. The user opens it, approves, and is redirected to the configured redirect URI; pass that \
+                whole redirect URL to withings_exchange_code within 30 seconds. Needs WITHINGS_CLIENT_ID.",
             input_schema: input(Map::new(), &[]),
             output_schema: json!({
                 "type": "object",
@@ -62,14 +62,15 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_exchange_code",
             title: "Exchange a Withings authorization code",
-            description: "Exchanges the code from the Withings redirect (the bare code or the full redirect URL) for \
-                tokens and stores them locally (0600). Only after the user explicitly approved access. Codes live \
-                30 seconds and work once. Returns no token.",
+            description: "Exchanges the whole Withings redirect URL (…?code=…&state=…) of a sign-in started with \
+                withings_get_auth_url for tokens and stores them locally (0600). Only after the user explicitly \
+                approved access. Codes live 30 seconds and work once. A state must match a pending sign-in; a bare \
+                code is refused while a sign-in is pending or an account is connected. Returns no token.",
             input_schema: input(
                 props(&[(
                     "code",
                     json!({"type": "string", "minLength": 1, "maxLength": 4096,
-                    "description": "the authorization code, or the full redirect URL containing ?code=…&state=…"}),
+                    "description": "the full redirect URL containing ?code=…&state=… (a bare code only for a first connection with nothing pending)"}),
                 )]),
                 &["code"],
             ),
@@ -308,7 +309,7 @@ fn get_auth_url(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let scopes = cfg.scopes();
     let state = oauth::new_state()?;
     let url = oauth::authorize_url(cfg.account_url(), client_id, scopes, redirect, &state);
-    tokens::save_pending_state(&cfg.token_path(&ctx.env)?, &state, ctx.now)?;
+    pending::add(&cfg.token_path(&ctx.env)?, &state, ctx.now)?;
     let scope_list: Vec<String> = oauth::scopes_param(scopes).split(',').map(str::to_string).collect();
     let next = "Open auth_url, approve access, then pass the full redirect URL to withings_exchange_code within 30 seconds.";
     let structured = json!({"auth_url": url, "state": state, "redirect_uri": redirect, "scopes": scope_list, "next_step": next});
@@ -322,11 +323,16 @@ fn exchange_code(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let input = args.get("code").and_then(Value::as_str).unwrap_or_default();
     let mut client = Client::http(&ctx.env, &cfg, ctx.now)?;
     let path = client.token_path().to_path_buf();
-    let expected = tokens::pending_state(&path, ctx.now);
-    let cb = oauth::parse_code_or_url(input, expected.as_deref())?;
-    let state_checked = expected.is_some() && cb.state.is_some();
+    let cb = oauth::parse_code_or_url(input)?;
+    let states = pending::states(&path, ctx.now);
+    let local = oauth::Local { pending: &states, tokens_stored: !matches!(tokens::load(&path), Ok(None)) };
+    let state = oauth::check_pasted(&cb, None, local, oauth::Paster::Tool)?;
     let t = client.exchange_code(&cb.code)?;
-    let _ = tokens::clear_pending_state(&path);
+    if let Some(s) = &state {
+        // The tokens are stored; a state left pending would only expire unused.
+        let _ = pending::consume(&path, s, ctx.now);
+    }
+    let state_checked = state.is_some();
     let next = "Connected: try withings_daily_summary.";
     let structured = json!({"ok": true, "token_path": path.display().to_string(), "scope": t.scope,
         "expires_at": t.expires_at, "state_checked": state_checked, "next_step": next});
@@ -504,10 +510,12 @@ mod tests {
         assert_eq!(state.len(), 32);
         assert_ne!(a.structured["state"], b.structured["state"]);
         assert!(a.structured["auth_url"].as_str().unwrap().contains(&format!("state={state}")));
-        // The latest state is the pending one; a redirect carrying the older one is refused.
+        // Both states are pending; a redirect carrying another one is refused before any request.
         let token_path = h.join(".withings-mcp/tokens.json");
-        assert_eq!(tokens::pending_state(&token_path, c.now).as_deref(), b.structured["state"].as_str());
-        let url = format!("http://127.0.0.1:3000/callback?code=x&state={state}");
+        let both: Vec<String> =
+            [&a, &b].iter().map(|o| o.structured["state"].as_str().unwrap().to_string()).collect();
+        assert_eq!(pending::states(&token_path, c.now), both);
+        let url = "http://127.0.0.1:3000/callback?code=x&state=forged";
         let c2 = ctx(
             &h,
             &[

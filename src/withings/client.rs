@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::error::ApiKind;
+use crate::error::{ApiKind, Foreign};
 use crate::store::config::{Config, Env, Key};
 use crate::store::tokens::{self, Grant, Tokens};
 use crate::withings::http::HttpUpstream;
@@ -349,8 +349,8 @@ impl Client {
             };
             let (err, hint) = match outcome {
                 Outcome::Done(body) => return Ok(body),
-                Outcome::Fail(e) => return Err(self.scrub(e, bearer)),
-                Outcome::Retry(e, hint) => (self.scrub(e, bearer), hint),
+                Outcome::Fail(e) => return Err(e),
+                Outcome::Retry(e, hint) => (e, hint),
             };
             if attempt == tries {
                 return Err(err);
@@ -364,22 +364,6 @@ impl Client {
             self.slept_ms += delay;
         }
         Err(Error::Transport { endpoint, message: "no attempt was made".into() })
-    }
-
-    /// Removes any known secret from an error's free text (Withings' `error` strings).
-    fn scrub(&self, e: Error, bearer: Option<&str>) -> Error {
-        match e {
-            Error::Api { endpoint, status, kind, message } => {
-                let mut m = message;
-                for secret in
-                    [self.client_secret.as_deref(), bearer].into_iter().flatten().filter(|s| s.len() >= 4)
-                {
-                    m = m.replace(secret, "[redacted]");
-                }
-                Error::Api { endpoint, status, kind, message: m }
-            }
-            other => other,
-        }
     }
 }
 
@@ -414,7 +398,8 @@ fn judge(reply: &Reply, endpoint: &str) -> Outcome {
     if http == 429 {
         return Outcome::Retry(Error::RateLimited { endpoint: endpoint.to_string() }, reply.retry_after_secs);
     }
-    let message = v.get("error").and_then(Value::as_str).map(short_text).unwrap_or_default();
+    // Withings' own words, scrubbed of secrets on the way in (it has echoed codes and tokens).
+    let message = Foreign::new(v.get("error").and_then(Value::as_str).unwrap_or_default());
     match status::classify(status) {
         Class::Ok => Outcome::Done(v.get("body").cloned().unwrap_or_else(|| Value::Object(Map::new()))),
         Class::RateLimited => {
@@ -454,11 +439,6 @@ fn truthy(v: Option<&Value>) -> bool {
 
 fn as_i64(v: &Value) -> Option<i64> {
     v.as_i64().or_else(|| v.as_str()?.parse().ok())
-}
-
-/// A short, printable excerpt of Withings' `error` text.
-fn short_text(s: &str) -> String {
-    s.chars().filter(|c| !c.is_control()).take(160).collect()
 }
 
 #[cfg(test)]

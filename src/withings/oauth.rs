@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::error::Foreign;
 use crate::store::tokens::Grant;
 use crate::withings::sign;
 use crate::{Error, Result};
@@ -51,9 +52,9 @@ impl std::fmt::Debug for Callback {
     }
 }
 
-/// Parses a pasted code, a full redirect URL, or a bare query string. When `expected_state` is
-/// known and the input carries a state, they must match. `error=…` becomes a clear error.
-pub fn parse_code_or_url(input: &str, expected_state: Option<&str>) -> Result<Callback> {
+/// Parses what the user pasted: a bare code, a full redirect URL or its query string. A redirect
+/// that carries `error=…` is a clear error. The state is returned, not judged: see `check_pasted`.
+pub fn parse_code_or_url(input: &str) -> Result<Callback> {
     let input = input.trim();
     if input.is_empty() {
         return Err(Error::arg("code", "is empty; paste the code or the full redirect URL"));
@@ -63,40 +64,129 @@ pub fn parse_code_or_url(input: &str, expected_state: Option<&str>) -> Result<Ca
         if input.chars().any(|c| c.is_whitespace() || c == '/' || c == '&') {
             return Err(Error::arg("code", "is neither an authorization code nor a redirect URL"));
         }
-        return Ok(Callback { code: input.to_string(), state: None });
+        return Ok(callback(input.to_string(), None));
     }
     let query = match input.split_once('?') {
         Some((_, q)) => q,
         None => input,
     };
-    let query = query.split('#').next().unwrap_or_default();
-    callback_from_query(query, expected_state)
-}
-
-/// Parses the query of a callback request (`code=…&state=…` or `error=…`).
-pub fn callback_from_query(query: &str, expected_state: Option<&str>) -> Result<Callback> {
-    let pairs = parse_query(query);
+    let pairs = parse_query(query.split('#').next().unwrap_or_default());
     let get = |k: &str| pairs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
     if let Some(err) = get("error") {
-        let what = match err.as_str() {
-            "access_denied" => "access was denied on the Withings page".to_string(),
-            other => format!("Withings returned an error ({})", safe_text(other)),
-        };
-        return Err(Error::NeedsAuth(format!("authorization failed: {what}")));
-    }
-    let state = get("state");
-    if let (Some(want), Some(got)) = (expected_state, state.as_deref())
-        && want != got
-    {
-        return Err(Error::arg("state", "does not match the one this sign-in started with (possible CSRF)"));
-    }
-    if expected_state.is_some() && state.is_none() {
-        return Err(Error::arg("state", "is missing from the callback"));
+        return Err(denied(&err));
     }
     match get("code").filter(|c| !c.is_empty()) {
-        Some(code) => Ok(Callback { code, state }),
+        Some(code) => Ok(callback(code, get("state"))),
         None => Err(Error::arg("code", "the redirect URL has no `code` parameter")),
     }
+}
+
+/// Judges a request to the `auth` listener's path. The state comes first: a request without
+/// `expected_state` (missing, wrong, or an `error=…` any web page could send) is an
+/// `InvalidArgument` that the listener answers and ignores. With the right state, `error=…` is
+/// `NeedsAuth` (the person declined), and a code is returned.
+pub fn callback_from_query(query: &str, expected_state: &str) -> Result<Callback> {
+    let pairs = parse_query(query);
+    let get = |k: &str| pairs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+    match get("state") {
+        Some(s) if s == expected_state => {}
+        Some(_) => {
+            return Err(Error::arg(
+                "state",
+                "does not match the one this sign-in started with (possible CSRF)",
+            ));
+        }
+        None => return Err(Error::arg("state", "is missing from the callback")),
+    }
+    if let Some(err) = get("error") {
+        return Err(denied(&err));
+    }
+    match get("code").filter(|c| !c.is_empty()) {
+        Some(code) => Ok(callback(code, Some(expected_state.to_string()))),
+        None => Err(Error::arg("code", "the callback has no `code` parameter")),
+    }
+}
+
+/// Who pastes a code: the `auth --code` command or the `withings_exchange_code` tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paster {
+    Command,
+    Tool,
+}
+
+/// What is known locally when a pasted code arrives.
+#[derive(Debug, Clone, Copy)]
+pub struct Local<'a> {
+    /// The sign-ins still pending (`store::pending`).
+    pub pending: &'a [String],
+    /// True when a token file is stored (working or not): a bare code must not replace it.
+    pub tokens_stored: bool,
+}
+
+/// Decides whether a pasted callback may be exchanged, and returns the pending state it
+/// completes (to consume after the exchange). A state must match a pending sign-in. A bare code
+/// (no state) is accepted by the command only with `--state` (`given_state`), and by the tool
+/// only when nothing is pending and no token is stored: then it cannot swap one account for
+/// another, and there is no sign-in to check it against.
+pub fn check_pasted(
+    cb: &Callback,
+    given_state: Option<&str>,
+    local: Local,
+    who: Paster,
+) -> Result<Option<String>> {
+    let restart = match who {
+        Paster::Command => "start again with `withings-mcp auth --no-open`",
+        Paster::Tool => "start again with withings_get_auth_url",
+    };
+    let state = match (cb.state.as_deref(), given_state) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(Error::arg("state", "--state differs from the state in the redirect URL"));
+        }
+        (Some(s), _) | (None, Some(s)) => Some(s),
+        (None, None) => None,
+    };
+    match (state, who) {
+        (Some(s), _) if local.pending.iter().any(|p| p == s) => Ok(Some(s.to_string())),
+        (Some(_), _) => Err(Error::arg(
+            "state",
+            format!(
+                "matches no pending sign-in (sign-ins stay pending 15 minutes and complete once); {restart}"
+            ),
+        )),
+        (None, Paster::Command) => Err(Error::arg(
+            "code",
+            "a bare code cannot be checked against a sign-in started here; paste the whole redirect URL \
+             (with its `state`), or add --state",
+        )),
+        (None, Paster::Tool) if !local.pending.is_empty() => Err(Error::arg(
+            "code",
+            "a sign-in is pending: pass the whole redirect URL (…?code=…&state=…), not the bare code, so that \
+             its state can be checked",
+        )),
+        (None, Paster::Tool) if local.tokens_stored => Err(Error::arg(
+            "code",
+            format!(
+                "Withings is already connected here, and a bare code could connect another account unchecked; \
+                 {restart} and pass the whole redirect URL"
+            ),
+        )),
+        (None, Paster::Tool) => Ok(None),
+    }
+}
+
+/// A callback whose code this process now knows (`redact` removes it from any foreign text).
+fn callback(code: String, state: Option<String>) -> Callback {
+    crate::redact::remember(&code);
+    Callback { code, state }
+}
+
+/// The error for `error=…` on a redirect; Withings' word is foreign text.
+fn denied(err: &str) -> Error {
+    let what = match err {
+        "access_denied" => "access was denied on the Withings page".to_string(),
+        other => format!("Withings returned an error ({})", Foreign::new(other)),
+    };
+    Error::NeedsAuth(format!("authorization failed: {what}"))
 }
 
 /// The authorization-code grant form.
@@ -242,11 +332,6 @@ pub fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Keeps a short, printable excerpt of text that came from outside.
-fn safe_text(s: &str) -> String {
-    s.chars().filter(|c| !c.is_control()).take(80).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,27 +377,91 @@ mod tests {
 
     #[test]
     fn pasted_input() {
-        let ok: &[(&str, Option<&str>, &str, Option<&str>)] = &[
-            ("  abc123 ", None, "abc123", None),
-            ("http://127.0.0.1:3000/callback?code=c%2B1&state=s1", Some("s1"), "c+1", Some("s1")),
-            ("https://x.example/cb?state=s1&code=zz#frag", None, "zz", Some("s1")),
-            ("code=zz&state=s2", None, "zz", Some("s2")),
+        let ok: &[(&str, &str, Option<&str>)] = &[
+            ("  abc123 ", "abc123", None),
+            ("http://127.0.0.1:3000/callback?code=c%2B1&state=s1", "c+1", Some("s1")),
+            ("https://x.example/cb?state=s1&code=zz#frag", "zz", Some("s1")),
+            ("code=zz&state=s2", "zz", Some("s2")),
+            ("http://127.0.0.1:3000/callback?code=c", "c", None),
         ];
-        for (input, expected, code, state) in ok {
-            let c = parse_code_or_url(input, *expected).unwrap();
+        for (input, code, state) in ok {
+            let c = parse_code_or_url(input).unwrap();
             assert_eq!((c.code.as_str(), c.state.as_deref()), (*code, *state), "{input}");
         }
-        let bad: &[(&str, Option<&str>, &str)] = &[
-            ("", None, "empty"),
-            ("http://127.0.0.1:3000/callback?code=c&state=evil", Some("good"), "does not match"),
-            ("http://127.0.0.1:3000/callback?code=c", Some("good"), "missing"),
-            ("http://127.0.0.1:3000/callback?error=access_denied&state=s", None, "access was denied"),
-            ("http://127.0.0.1:3000/callback?state=s", None, "no `code`"),
-            ("two words", None, "neither"),
+        let bad: &[(&str, &str)] = &[
+            ("", "empty"),
+            ("http://127.0.0.1:3000/callback?error=access_denied&state=s", "access was denied"),
+            ("http://127.0.0.1:3000/callback?state=s", "no `code`"),
+            ("two words", "neither"),
         ];
-        for (input, expected, want) in bad {
-            let e = parse_code_or_url(input, *expected).unwrap_err().to_string();
+        for (input, want) in bad {
+            let e = parse_code_or_url(input).unwrap_err().to_string();
             assert!(e.contains(want), "{input}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_listener_checks_the_state_before_anything_else() {
+        // (query, outcome): "code:<c>" exchanged, "fail:<text>" ends the sign-in, "ignore:<text>"
+        // is answered and the listener keeps waiting.
+        let cases = [
+            ("code=c1&state=good", "code:c1"),
+            ("state=good&code=c1&extra=1", "code:c1"),
+            ("error=access_denied&state=good", "fail:access was denied"),
+            ("error=server_error&state=good", "fail:Withings returned an error (server_error)"),
+            ("error=access_denied", "ignore:missing"),
+            ("error=access_denied&state=evil", "ignore:does not match"),
+            ("code=c1&state=evil", "ignore:does not match"),
+            ("code=c1", "ignore:missing"),
+            ("state=good", "ignore:no `code`"),
+            ("", "ignore:missing"),
+        ];
+        for (query, want) in cases {
+            let got = match callback_from_query(query, "good") {
+                Ok(cb) => format!("code:{}", cb.code),
+                Err(e @ Error::NeedsAuth(_)) => format!("fail:{e}"),
+                Err(e) => format!("ignore:{e}"),
+            };
+            let (kind, text) = want.split_once(':').unwrap();
+            assert!(got.starts_with(kind) && got.contains(text), "{query}: {got}");
+        }
+    }
+
+    #[test]
+    fn pasted_codes_are_checked_against_pending_sign_ins() {
+        let pending = vec!["p1".to_string()];
+        let with_state = Callback { code: "c".into(), state: Some("p1".into()) };
+        let other_state = Callback { code: "c".into(), state: Some("zz".into()) };
+        let bare = Callback { code: "c".into(), state: None };
+        let (cmd, tool) = (Paster::Command, Paster::Tool);
+        let none: &[String] = &[];
+        // (callback, --state, pending, tokens stored, who, `=state` accepted (`=` without one) or
+        // the refusal's words)
+        type Case<'a> = (&'a Callback, Option<&'a str>, &'a [String], bool, Paster, &'a str);
+        let cases: Vec<Case> = vec![
+            (&with_state, None, &pending, true, cmd, "=p1"),
+            (&with_state, None, &pending, true, tool, "=p1"),
+            (&with_state, Some("p1"), &pending, false, cmd, "=p1"),
+            (&with_state, Some("p2"), &pending, false, cmd, "differs"),
+            (&other_state, None, &pending, false, cmd, "matches no pending sign-in"),
+            (&other_state, None, none, false, tool, "withings_get_auth_url"),
+            (&bare, Some("p1"), &pending, true, cmd, "=p1"),
+            (&bare, Some("zz"), &pending, true, cmd, "matches no pending"),
+            (&bare, None, &pending, false, cmd, "whole redirect URL"),
+            (&bare, None, none, false, cmd, "--state"),
+            (&bare, None, &pending, false, tool, "a sign-in is pending"),
+            (&bare, None, none, true, tool, "already connected"),
+            (&bare, None, none, false, tool, "="),
+        ];
+        for (i, (cb, given, pending, stored, who, want)) in cases.into_iter().enumerate() {
+            let got = match check_pasted(cb, given, Local { pending, tokens_stored: stored }, who) {
+                Ok(state) => format!("={}", state.unwrap_or_default()),
+                Err(e) => e.to_string(),
+            };
+            match want.starts_with('=') {
+                true => assert_eq!(got, want, "case {i}"),
+                false => assert!(got.contains(want), "case {i}: {got}"),
+            }
         }
     }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use withings_mcp::store::config::{Config, Env};
+use withings_mcp::store::pending;
 use withings_mcp::store::tokens::{self, Tokens};
 use withings_mcp::tools::{self, Ctx};
 use withings_mcp::withings::client::Client;
@@ -58,16 +59,30 @@ fn ok_body() -> Value {
     json!({"status": 0, "body": {"ok": 1}})
 }
 
+/// Starts a sign-in as `auth` or `withings_get_auth_url` would (its state pending) and returns
+/// that state.
+fn pending_state(home: &TempHome) -> String {
+    let state = withings::oauth::new_state().unwrap();
+    pending::add(&home.token_path(), &state, now()).unwrap();
+    state
+}
+
+/// The redirect URL Withings sends the browser to after approval of the sign-in `state`.
+fn redirect(code: &str, state: &str) -> String {
+    format!("http://127.0.0.1:3000/callback?code={code}&state={state}")
+}
+
 #[test]
 fn auth_code_happy_path_stores_private_tokens_and_prints_none() {
     let fake = FakeWithings::start();
-    for (tag, input) in [
-        ("bare", fake.new_code()),
-        ("url", format!("http://127.0.0.1:3000/callback?code={}", fake.new_code())),
-    ] {
+    for tag in ["url", "bare-with-state"] {
         let home = TempHome::new(tag);
+        let state = pending_state(&home);
         let mut cmd = home.command(&fake);
-        cmd.args(["auth", "--json", "--code", &input]);
+        match tag {
+            "url" => cmd.args(["auth", "--json", "--code", &redirect(&fake.new_code(), &state)]),
+            _ => cmd.args(["auth", "--json", "--code", &fake.new_code(), "--state", &state]),
+        };
         let r = run(cmd);
         assert_eq!(r.code, 0, "{}", r.all());
         let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
@@ -77,6 +92,7 @@ fn auth_code_happy_path_stores_private_tokens_and_prints_none() {
         assert_eq!(mode(&home.state_dir()), 0o700);
         let t = tokens::load(&home.token_path()).unwrap().unwrap();
         assert_eq!(t.userid.as_deref(), Some(USERID));
+        assert!(pending::states(&home.token_path(), now()).is_empty(), "{tag}: the sign-in is consumed");
         fake.assert_no_secrets(&r.all());
     }
     let req = fake.requests().into_iter().find(|r| r.path == "/v2/oauth2").unwrap();
@@ -91,13 +107,13 @@ fn expired_or_reused_code_gets_a_clear_message() {
     let code = fake.new_code();
     let first = run({
         let mut c = home.command(&fake);
-        c.args(["auth", "--code", &code]);
+        c.args(["auth", "--code", &redirect(&code, &pending_state(&home))]);
         c
     });
     assert_eq!(first.code, 0, "{}", first.all());
     for input in [code.as_str(), "never-issued"] {
         let mut c = home.command(&fake);
-        c.args(["auth", "--code", input]);
+        c.args(["auth", "--code", &redirect(input, &pending_state(&home))]);
         let r = run(c);
         assert_eq!(r.code, 1);
         assert!(r.stderr.contains("expired or already used"), "{}", r.stderr);
@@ -106,21 +122,26 @@ fn expired_or_reused_code_gets_a_clear_message() {
     }
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// A raw GET to the listener; returns the status line.
-fn get(port: u16, target: &str) -> String {
+pub fn get(port: u16, target: &str) -> String {
+    page(port, target).lines().next().unwrap_or_default().to_string()
+}
+
+/// A raw GET to the listener; returns the whole response (status line, headers, page).
+pub fn page(port: u16, target: &str) -> String {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(s, "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n").unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
-    out.lines().next().unwrap_or_default().to_string()
+    out
 }
 
 #[test]
-fn callback_listener_rejects_a_wrong_state_keeps_waiting_then_exchanges() {
+fn callback_listener_ignores_callbacks_without_its_state_keeps_waiting_then_exchanges() {
     let fake = FakeWithings::start();
     let home = TempHome::new("listener");
     let port = free_port();
@@ -146,6 +167,17 @@ fn callback_listener_rejects_a_wrong_state_keeps_waiting_then_exchanges() {
     let code = fake.new_code();
     assert!(get(port, &format!("/callback?code={code}&state=forged")).contains("400"));
     assert!(get(port, "/favicon.ico").contains("404"));
+    // Any page can send the browser here: without this sign-in's state, an error (or a code) is
+    // answered with a short page and ignored, and the listener keeps waiting.
+    for target in [
+        "/callback?error=access_denied".to_string(),
+        "/callback?error=access_denied&state=forged".to_string(),
+        format!("/callback?code={code}"),
+    ] {
+        let p = page(port, &target);
+        assert!(p.starts_with("HTTP/1.1 400"), "{target}: {p}");
+        assert!(p.contains("Still waiting"), "{target}: {p}");
+    }
     assert!(get(port, &format!("/callback?code={code}&state={state}")).contains("200"));
     let status = child.wait().unwrap();
     let mut out = String::new();
@@ -184,7 +216,9 @@ fn callback_listener_times_out_and_access_denied_fails_clearly() {
         line.clear();
         assert!(stderr.read_line(&mut line).unwrap() > 0);
     }
-    assert!(get(port, "/cb?error=access_denied&state=x").contains("400"));
+    // Declined on the Withings page: the redirect carries this sign-in's state and an error.
+    let state = line.trim().split("state=").nth(1).unwrap().to_string();
+    assert!(get(port, &format!("/cb?error=access_denied&state={state}")).contains("400"));
     assert_eq!(child.wait().unwrap().code(), Some(1));
     let mut rest = String::new();
     stderr.read_to_string(&mut rest).unwrap();
@@ -359,7 +393,7 @@ fn bad_token_files_get_advice_and_are_never_overwritten_blindly() {
         assert_eq!(std::fs::read_to_string(home.token_path()).unwrap(), *text);
         // A successful sign-in replaces the bad file.
         let mut c = home.command(&fake);
-        c.args(["auth", "--code", &fake.new_code()]);
+        c.args(["auth", "--code", &redirect(&fake.new_code(), &pending_state(&home))]);
         let r = run(c);
         assert_eq!(r.code, 0, "{}", r.all());
         assert_eq!(mode(&home.token_path()), 0o600);

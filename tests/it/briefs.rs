@@ -221,7 +221,13 @@ fn tool_schema(w: &World, tool: &str) -> Value {
 /// Arguments that make each tool do real work against the fake.
 fn args_for(tool: &str, w: &World) -> Value {
     match tool {
-        "withings_exchange_code" => json!({"code": w.fake.new_code()}),
+        "withings_exchange_code" => {
+            // The whole redirect URL of a pending sign-in: a bare code would be refused here, where
+            // an account is already connected.
+            let state = format!("schema-{}", w.fake.new_code());
+            withings_mcp::store::pending::add(&w.home.token_path(), &state, crate::data::NOW).unwrap();
+            json!({"code": format!("http://127.0.0.1:3000/callback?code={}&state={state}", w.fake.new_code())})
+        }
         "withings_revoke_access" => json!({"explicit_user_intent": true}),
         "withings_agent_manifest" => json!({"client": "claude"}),
         "withings_trends" | "withings_chart" => {

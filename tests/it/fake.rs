@@ -48,6 +48,21 @@ pub enum Fault {
     Http { code: u16, body: String, retry_after: Option<u64> },
     /// Sleep this long, then answer normally.
     Delay(Duration),
+    /// `{"status": n, "error": …}` whose text echoes the secrets of the request (and the current
+    /// refresh token, and a token minted for the occasion) in one form: what a careless upstream
+    /// could send back.
+    Echo(i64, Echo),
+}
+
+/// How an `Echo` fault writes the secrets into its error text.
+#[derive(Debug, Clone, Copy)]
+pub enum Echo {
+    /// `client_secret=…&code=…`
+    Pairs,
+    /// `{"client_secret": "…", "code": "…"}`
+    Json,
+    /// The values alone.
+    Bare,
 }
 
 type Script = Box<dyn Fn(&Recorded) -> Value + Send>;
@@ -241,6 +256,7 @@ fn handle(mut req: tiny_http::Request, state: &Arc<Mutex<State>>) {
     let (code, text, retry_after) = match fault {
         Some(Fault::Status(n)) => (200, envelope(n).to_string(), None),
         Some(Fault::Http { code, body, retry_after }) => (code, body, retry_after),
+        Some(Fault::Echo(n, how)) => (200, echo(n, how, &rec, state).to_string(), None),
         Some(Fault::Delay(d)) => {
             std::thread::sleep(d);
             (200, answer(&rec, state).to_string(), None)
@@ -254,6 +270,44 @@ fn handle(mut req: tiny_http::Request, state: &Arc<Mutex<State>>) {
         );
     }
     let _ = req.respond(resp);
+}
+
+fn echo(status: i64, how: Echo, rec: &Recorded, state: &Arc<Mutex<State>>) -> Value {
+    let bearer = rec.auth.as_deref().and_then(|a| a.strip_prefix("Bearer "));
+    // A data call carries no refresh token, but the upstream knows the current one.
+    let refresh = match (rec.get("refresh_token"), bearer) {
+        (Some(r), _) => Some(r.to_string()),
+        (None, Some(_)) => state.lock().unwrap().refresh.clone(),
+        (None, None) => None,
+    };
+    // A token minted for the occasion, which the process cannot know: only its key gives it
+    // away (left out of the bare form, where nothing could).
+    let minted = match how {
+        Echo::Bare => None,
+        Echo::Pairs | Echo::Json => {
+            let t = unique("acc");
+            state.lock().unwrap().issued.push(t.clone());
+            Some(t)
+        }
+    };
+    let secrets: Vec<(&str, String)> = [
+        ("token", minted),
+        ("client_secret", rec.get("client_secret").map(str::to_string)),
+        ("code", rec.get("code").map(str::to_string)),
+        ("refresh_token", refresh),
+        ("access_token", bearer.map(str::to_string)),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| Some((k, v?)))
+    .collect();
+    let text = match how {
+        Echo::Pairs => secrets.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&"),
+        Echo::Json => {
+            Value::Object(secrets.iter().map(|(k, v)| (k.to_string(), json!(v))).collect()).to_string()
+        }
+        Echo::Bare => secrets.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(" "),
+    };
+    json!({"status": status, "body": {}, "error": text})
 }
 
 fn answer(rec: &Recorded, state: &Arc<Mutex<State>>) -> Value {

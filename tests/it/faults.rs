@@ -574,8 +574,10 @@ fn one_stdio_session_survives_every_fault_and_a_revoked_grant() {
     assert_ok(&s.call("withings_capabilities", json!({})), "a local tool after revocation");
     record("Revoked", 2);
     // Signing in again from another process: the same session picks the new grant up.
+    let state = format!("again-{}", w.fake.new_code());
+    withings_mcp::store::pending::add(&w.home.token_path(), &state, BRIEF_NOW.parse().unwrap()).unwrap();
     let mut auth = w.command();
-    auth.args(["auth", "--code", &w.fake.new_code()]);
+    auth.args(["auth", "--code", &w.fake.new_code(), "--state", &state]);
     let r = run_bounded(auth, Duration::from_secs(30));
     assert_eq!(r.code, 0, "{}", r.all());
     assert_ok(&s.call(list, json!({})), "after re-auth");

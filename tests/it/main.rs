@@ -15,4 +15,5 @@ mod load;
 mod pictures;
 mod regressions;
 mod setup;
+mod signin;
 mod stdio;

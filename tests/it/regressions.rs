@@ -74,6 +74,7 @@ fn committed_jsonrpc_fuzz_seeds_are_answered_by_the_binary() {
 
 // --- token_reader findings: i64 arithmetic on values read from disk or the network -------------
 
+use withings_mcp::store::pending;
 use withings_mcp::store::tokens::{self, Grant, Tokens};
 
 const NOW: i64 = 1_764_500_000;
@@ -145,18 +146,16 @@ fn extreme_expires_in_from_the_token_endpoint_saturates() {
     }
 }
 
-/// The pending OAuth state file next to the token file: a corrupt `created_at` is just stale.
+/// The pending sign-in file next to the token file: a corrupt or future `created_at` is just stale.
 #[test]
 fn extreme_pending_state_age_is_stale_not_an_overflow() {
     let home = token_home("{}");
-    let cases = [(i64::MIN, None), (NOW - 60, Some("s")), (NOW - 3_600, None)];
+    let cases =
+        [(i64::MIN, false), (NOW - 60, true), (NOW - 3_600, false), (NOW + 60, false), (i64::MAX, false)];
     for (created_at, want) in cases {
-        let path = tokens::pending_state_path(&home.token_path());
-        std::fs::write(&path, format!(r#"{{"state":"s","created_at":{created_at}}}"#)).unwrap();
-        assert_eq!(
-            tokens::pending_state(&home.token_path(), NOW).as_deref(),
-            want,
-            "created_at {created_at}"
-        );
+        let path = pending::path(&home.token_path());
+        std::fs::write(&path, format!(r#"{{"pending":[{{"state":"s","created_at":{created_at}}}]}}"#))
+            .unwrap();
+        assert_eq!(pending::states(&home.token_path(), NOW) == ["s"], want, "created_at {created_at}");
     }
 }
