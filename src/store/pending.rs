@@ -94,9 +94,7 @@ mod tests {
     use super::*;
 
     fn tmp(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("wmcp-pending-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        d.join("tokens.json")
+        fsutil::test_dir(&format!("pending-{tag}")).join("tokens.json")
     }
 
     #[test]
