@@ -175,11 +175,15 @@ def _getmeas_body(n):
         w = 80_000 + (i * 37) % 1500
         grps.append({"grpid": i + 1, "attrib": 0, "date": t, "created": t, "modified": t, "category": 1,
                      "deviceid": "d", "hash_deviceid": "h", "timezone": "Europe/Paris",
+                     "model": "Body Cardio", "modelid": 6, "comment": None,
                      "measures": [{"value": w, "type": 1, "unit": -3, "algo": 0, "fm": 1},
                                   {"value": 2200 + i % 50, "type": 6, "unit": -2, "algo": 0, "fm": 1},
                                   {"value": 17600, "type": 8, "unit": -3, "algo": 0, "fm": 1},
                                   {"value": 60400, "type": 5, "unit": -3, "algo": 0, "fm": 1},
-                                  {"value": 5700, "type": 76, "unit": -2, "algo": 0, "fm": 1}]})
+                                  {"value": 5700, "type": 76, "unit": -2, "algo": 0, "fm": 1},
+                                  {"value": 4150, "type": 77, "unit": -2, "algo": 0, "fm": 1},
+                                  {"value": 310, "type": 88, "unit": -2, "algo": 0, "fm": 1},
+                                  {"value": 62, "type": 11, "unit": 0, "algo": 0, "fm": 1}]})
     return json.dumps({"status": 0, "body": {"updatetime": BENCH_NOW, "timezone": "Europe/Paris",
                                               "measuregrps": grps, "more": 0, "offset": 0}}).encode()
 

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::domain::measures::{self, MeasureGroup};
+use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::summary::{self, Fetch, Inputs};
 use crate::domain::time::{CivilDate, Instant, Range, Zone, Zones};
@@ -140,21 +140,23 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
         end_date: last,
     };
     let mut client = ctx.client(&s.cfg, zone)?;
-    let measures_body = fetch(&mut client, Source::Measures, &range);
+    let groups = data::fetch_groups(&mut client, &range).map_err(|e| e.to_string());
     let sleep_body = fetch(&mut client, Source::SleepSummary, &range);
     let activity_body = fetch(&mut client, Source::Activity, &range);
     let heart_body = fetch(&mut client, Source::Heart, &range);
-    let results = [&measures_body, &sleep_body, &activity_body, &heart_body];
-    if results.iter().all(|r| r.is_err())
-        && let Some(Err(e)) = results.into_iter().find(|r| r.is_err())
+    let results = [&sleep_body, &activity_body, &heart_body];
+    if groups.is_err()
+        && results.iter().all(|r| r.is_err())
+        && let Err(e) = &groups
     {
         return Err(Error::Unavailable(format!("no Withings domain could be read: {e}")));
     }
     let mut zones = Zones::new(zone.clone());
-    let names: Vec<String> = results.iter().filter_map(|r| r.as_ref().ok()).flat_map(zone_names).collect();
+    let mut names: Vec<String> =
+        results.iter().filter_map(|r| r.as_ref().ok()).flat_map(zone_names).collect();
+    names.extend(groups.iter().flatten().filter_map(|g| g.timezone.clone()));
     store::zones::add_record_zones(&ctx.env, &mut zones, names.iter().map(String::as_str));
     // One decoding of the measure groups feeds both weigh-ins and blood pressure.
-    let groups = measures_body.as_ref().map(measures::decode_measure_groups).map_err(String::clone);
     let inputs = Inputs {
         weighins: map(&groups, |g| weighins(g, &zones)),
         blood_pressure: map(&groups, |g| blood_pressure(g, &zones)),

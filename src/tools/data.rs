@@ -5,8 +5,10 @@
 //! `Client::page_through` (or split windows for sleep detail) → the domain decoder → privacy
 //! mode → units → markdown. Each tool only declares what differs (`Spec`).
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::privacy::{self, Domain, PrivacyMode};
 use crate::domain::time::{self, Range, Zone, Zones};
@@ -16,6 +18,7 @@ use crate::store;
 use crate::store::config::Config;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
+use crate::withings::wire::MeasGroupWire;
 use crate::{Error, Result};
 
 /// Largest `limit` a list tool accepts: keeps a structured answer within what MCP clients take.
@@ -417,26 +420,47 @@ pub enum Source {
 const INTERNAL_LIMIT: usize = 50_000;
 
 /// Reads a whole domain over a range — one range query plus its pages, never one per day — and
-/// returns the last page's body with the complete list under the action's list key, ready for
-/// the domain decoders.
+/// returns a body with the complete list under the action's list key (and getmeas' body-level
+/// `timezone`), ready for the domain decoders.
 pub fn fetch_all(client: &mut Client, source: Source, range: &Range) -> Result<Value> {
-    let spec = match source {
+    let spec = spec_of(source);
+    let fetched = fetch(client, spec, range, INTERNAL_LIMIT, None)?;
+    Ok(body_of(spec, fetched.rows, fetched.timezone))
+}
+
+/// Every measure group over a range, decoded in one pass from the answers' text: ten years of
+/// weigh-ins never become a JSON tree. Groups without a zone take the body's.
+pub fn fetch_groups(client: &mut Client, range: &Range) -> Result<Vec<MeasureGroup>> {
+    let page = client.page_through::<MeasGroupWire>(
+        MEASURES.path,
+        MEASURES.action,
+        &upstream_params(&MEASURES, range),
+        INTERNAL_LIMIT,
+        None,
+    )?;
+    let tz = page.timezone;
+    Ok(page.rows.into_iter().map(|g| g.into_group(tz.as_deref())).collect())
+}
+
+fn spec_of(source: Source) -> &'static Spec {
+    match source {
         Source::Measures => &MEASURES,
         Source::Heart => &HEART,
         Source::Activity => &ACTIVITY,
         Source::Workouts => &WORKOUTS,
         Source::SleepSummary => &SLEEP_SUMMARY,
         Source::SleepDetail => &SLEEP_DETAIL,
-    };
-    let fetched = fetch(client, spec, range, INTERNAL_LIMIT, None)?;
-    let mut body = match fetched.body {
-        Value::Object(m) => Value::Object(m),
-        _ => json!({}),
-    };
-    if let Some(obj) = body.as_object_mut() {
-        obj.insert(spec.list_key.into(), Value::Array(fetched.rows));
     }
-    Ok(body)
+}
+
+/// A body as the domain decoders read it: the rows under the list key, and the body's zone.
+fn body_of(spec: &Spec, rows: Vec<Value>, timezone: Option<String>) -> Value {
+    let mut body = Map::new();
+    if let Some(tz) = timezone {
+        body.insert("timezone".into(), Value::String(tz));
+    }
+    body.insert(spec.list_key.into(), Value::Array(rows));
+    Value::Object(body)
 }
 
 /// Rows fetched for one list call.
@@ -444,11 +468,19 @@ pub struct Fetched {
     pub rows: Vec<Value>,
     pub has_more: bool,
     pub next_offset: Option<i64>,
-    /// The last page's body without its list (e.g. getmeas' body-level `timezone`).
-    pub body: Value,
+    /// The last page's body-level `timezone` (getmeas).
+    pub timezone: Option<String>,
 }
 
-/// Fetches an action's rows over a range, following paging up to `limit`.
+/// The action's date range and fixed parameters.
+fn upstream_params(spec: &Spec, range: &Range) -> Vec<(&'static str, String)> {
+    let mut params = date_params(range, spec.style);
+    params.extend(spec.fixed.iter().map(|(k, v)| (*k, v.to_string())));
+    params
+}
+
+/// Fetches an action's rows over a range, following paging up to `limit`. Rows are only
+/// delimited while paging (`RawValue`); just the ones kept become JSON trees.
 fn fetch(
     client: &mut Client,
     spec: &Spec,
@@ -460,10 +492,15 @@ fn fetch(
         let skip = usize::try_from(offset.unwrap_or(0)).unwrap_or(0);
         return fetch_windows(client, spec, range, limit, skip);
     }
-    let mut params: Vec<(&str, String)> = date_params(range, spec.style);
-    params.extend(spec.fixed.iter().map(|(k, v)| (*k, v.to_string())));
-    let page = client.page_through(spec.path, spec.action, &params, spec.list_key, limit, offset)?;
-    Ok(Fetched { rows: page.rows, has_more: page.more, next_offset: page.next_offset, body: page.body })
+    let params = upstream_params(spec, range);
+    let page = client.page_through::<Box<RawValue>>(spec.path, spec.action, &params, limit, offset)?;
+    let rows = page
+        .rows
+        .iter()
+        .map(|r| serde_json::from_str(r.get()))
+        .collect::<std::result::Result<Vec<Value>, _>>()
+        .map_err(|e| Error::json(format!("withings {} {}", spec.path, spec.action), e))?;
+    Ok(Fetched { rows, has_more: page.more, next_offset: page.next_offset, timezone: page.timezone })
 }
 
 /// Sleep detail has no upstream paging and a 7-day window: the range is split into windows,
@@ -478,7 +515,7 @@ fn fetch_windows(
 ) -> Result<Fetched> {
     let want = offset.saturating_add(limit);
     let mut rows = Vec::new();
-    let mut body = json!({});
+    let mut timezone = None;
     let windows = time::split_range(range, SLEEP_DETAIL_WINDOW_SECS);
     let n = windows.len();
     let mut exhausted = true;
@@ -490,7 +527,7 @@ fn fetch_windows(
         if let Some(Value::Array(items)) = b.as_object_mut().and_then(|m| m.remove(spec.list_key)) {
             rows.extend(items);
         }
-        body = b;
+        timezone = b.get("timezone").and_then(Value::as_str).map(str::to_string);
         if rows.len() > want || (rows.len() == want && i + 1 < n) {
             exhausted = false;
             break;
@@ -499,7 +536,7 @@ fn fetch_windows(
     let has_more = !exhausted;
     let page: Vec<Value> = rows.into_iter().skip(offset).take(limit).collect();
     let next_offset = has_more.then_some((offset + page.len()) as i64);
-    Ok(Fetched { rows: page, has_more, next_offset, body })
+    Ok(Fetched { rows: page, has_more, next_offset, timezone })
 }
 
 /// The shared list pipeline.
@@ -512,12 +549,9 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
     let mut client = ctx.client(&s.cfg, &s.zone)?;
     let fetched = fetch(&mut client, spec, &range, limit, offset)?;
     let mut zones = Zones::new(s.zone.clone());
-    let names = record_zone_names(&fetched.rows, &fetched.body);
+    let names = record_zone_names(&fetched.rows, fetched.timezone.as_deref());
     store::zones::add_record_zones(&ctx.env, &mut zones, names.iter().map(String::as_str));
-    let mut body = fetched.body.clone();
-    if let Some(obj) = body.as_object_mut() {
-        obj.insert(spec.list_key.into(), Value::Array(fetched.rows));
-    }
+    let body = body_of(spec, fetched.rows, fetched.timezone);
     let records: Vec<Value> = (spec.decode)(&body, &zones)
         .into_iter()
         .filter(|(_, structured)| keep(structured))
@@ -556,11 +590,11 @@ pub fn range_json(range: &Range, zone: &Zone) -> Value {
 
 /// Every distinct `timezone` named by the rows or the body, so each record's local times use
 /// its own zone (a travel week stays in the zone it was lived in).
-fn record_zone_names(rows: &[Value], body: &Value) -> Vec<String> {
+fn record_zone_names(rows: &[Value], body_zone: Option<&str>) -> Vec<String> {
     let mut names: Vec<String> = rows
         .iter()
-        .chain(std::iter::once(body))
         .filter_map(|r| r.get("timezone").and_then(Value::as_str))
+        .chain(body_zone)
         .map(str::to_string)
         .collect();
     names.sort();

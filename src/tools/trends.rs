@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
-use crate::domain::measures::{self, MeasureGroup};
+use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::time::{self, CivilDate, Instant, Range, Zone};
 use crate::domain::trends::{self, Bounds, Reading, Trend, Window};
@@ -224,16 +224,15 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let s = data::settings(ctx, args)?;
     let range = data::date_range(args, &s.zone, ctx.now, DEFAULT_DAYS)?;
     let mut client = ctx.client(&s.cfg, &s.zone)?;
-    let source = metric.read.source();
-    let body = data::fetch_all(&mut client, source, &range)?;
     // Measure groups are decoded once: the metric and the recomposition both read them. A
     // guest's weigh-in is someone else's body, and a goal (category 2) is not a reading.
-    let groups: Vec<MeasureGroup> = match source {
-        Source::Measures => measures::decode_measure_groups(&body)
-            .into_iter()
-            .filter(|g| !g.ambiguous() && g.category.unwrap_or(1) == 1)
-            .collect(),
-        _ => Vec::new(),
+    let (groups, body): (Vec<MeasureGroup>, Value) = match metric.read.source() {
+        Source::Measures => {
+            let mut groups = data::fetch_groups(&mut client, &range)?;
+            groups.retain(|g| !g.ambiguous() && g.category.unwrap_or(1) == 1);
+            (groups, Value::Null)
+        }
+        source => (Vec::new(), data::fetch_all(&mut client, source, &range)?),
     };
     let readings = match metric.read {
         Read::Measure(code) => measure_readings(&groups, code),

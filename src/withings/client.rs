@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::error::{ApiKind, Foreign};
 use crate::store::config::{Config, Env, Key};
@@ -21,6 +22,7 @@ use crate::withings::oauth;
 use crate::withings::sign;
 use crate::withings::status::{self, Class};
 use crate::withings::upstream::{Reply, Upstream};
+use crate::withings::wire::{self, Answer, PageBody};
 use crate::{Error, Result};
 
 /// How the client sleeps between retries (a seam so tests need not wait).
@@ -46,16 +48,16 @@ impl Retry {
     pub const NONE: Retry = Retry { max_tries: 1, base_ms: 0, cap_ms: 0, max_total_ms: 0 };
 }
 
-/// Rows gathered by `page_through`.
+/// Rows gathered by `page_through`, each decoded as `R` straight from the answer's text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Page {
-    pub rows: Vec<Value>,
+pub struct Page<R> {
+    pub rows: Vec<R>,
     /// True when Withings has more rows than were returned.
     pub more: bool,
     /// The offset to pass back to continue exactly after the last returned row.
     pub next_offset: Option<i64>,
-    /// The last page's `body` without the list.
-    pub body: Value,
+    /// The last page's body-level `timezone` (getmeas), the zone of groups that name none.
+    pub timezone: Option<String>,
 }
 
 /// A client for one user's Withings account.
@@ -153,6 +155,11 @@ impl Client {
     /// answer. An auth status triggers one refresh (under the lock) and one retry; a second
     /// refusal is `Error::NeedsAuth`.
     pub fn call(&mut self, path: &str, action: &str, params: &[(&str, String)]) -> Result<Value> {
+        self.call_answer(path, action, params)?.value(&format!("{path} {action}"))
+    }
+
+    /// [`Client::call`], leaving the answer's text undecoded.
+    fn call_answer(&mut self, path: &str, action: &str, params: &[(&str, String)]) -> Result<Answer> {
         let mut form: Vec<(&str, String)> = vec![("action", action.to_string())];
         form.extend(params.iter().filter(|(k, _)| *k != "action").cloned());
         let token = self.access_token()?;
@@ -176,56 +183,41 @@ impl Client {
     /// are returned with `more: true` and `next_offset` = that page's request offset + the rows
     /// taken from it, so passing it back re-fetches the first row not returned. A failure on
     /// any page is returned as the error: a partial list is never presented as complete.
-    pub fn page_through(
+    pub fn page_through<R: DeserializeOwned>(
         &mut self,
         path: &str,
         action: &str,
         params: &[(&str, String)],
-        list_key: &str,
         limit: usize,
         start_offset: Option<i64>,
-    ) -> Result<Page> {
+    ) -> Result<Page<R>> {
         const MAX_PAGES: usize = 500;
         let endpoint = format!("{path} {action}");
-        let mut rows: Vec<Value> = Vec::new();
+        let mut rows: Vec<R> = Vec::new();
         let mut offset = start_offset;
         for _ in 0..MAX_PAGES {
             let mut p: Vec<(&str, String)> = params.iter().filter(|(k, _)| *k != "offset").cloned().collect();
             if let Some(o) = offset.filter(|o| *o > 0) {
                 p.push(("offset", o.to_string()));
             }
-            let mut body = self.call(path, action, &p)?;
-            let list = body.as_object_mut().and_then(|m| m.remove(list_key));
-            let page = match list {
-                Some(Value::Array(items)) => items,
-                None | Some(Value::Null) => Vec::new(),
-                // An empty object stands for an empty map-shaped list in some answers.
-                Some(Value::Object(m)) if m.is_empty() => Vec::new(),
-                Some(_) => {
-                    return Err(Error::json(
-                        format!("withings {endpoint}"),
-                        format!("`{list_key}` is not a list"),
-                    ));
-                }
-            };
-            let more = truthy(body.get("more"));
-            let next = body.get("offset").and_then(as_i64);
+            let page: PageBody<R> = self.call_answer(path, action, &p)?.body(&endpoint)?;
+            let more = page.more.unwrap_or(false);
             let room = limit.saturating_sub(rows.len());
             let here = offset.unwrap_or(0);
-            if page.len() >= room && (page.len() > room || more) {
-                let taken = room;
-                rows.extend(page.iter().take(taken).cloned());
-                let next_offset = match page.len() > taken {
-                    true => Some(here + taken as i64),
-                    false => next,
+            let n = page.rows.len();
+            if n >= room && (n > room || more) {
+                rows.extend(page.rows.into_iter().take(room));
+                let next_offset = match n > room {
+                    true => Some(here + room as i64),
+                    false => page.offset,
                 };
-                return Ok(Page { rows, more: true, next_offset, body });
+                return Ok(Page { rows, more: true, next_offset, timezone: page.timezone });
             }
-            rows.extend(page);
+            rows.extend(page.rows);
             if !more {
-                return Ok(Page { rows, more: false, next_offset: None, body });
+                return Ok(Page { rows, more: false, next_offset: None, timezone: page.timezone });
             }
-            match next {
+            match page.offset {
                 Some(n) if n > here => offset = Some(n),
                 _ => {
                     return Err(Error::Transport {
@@ -242,7 +234,9 @@ impl Client {
     pub fn signed_call(&mut self, path: &str, action: &str, extra: &[(&str, String)]) -> Result<Value> {
         let (client_id, secret) = self.credentials()?;
         let nonce_form = sign::getnonce_form(&client_id, &secret, self.now);
-        let body = self.send("/v2/signature", "getnonce", &nonce_form, None, true)?;
+        let body = self
+            .send("/v2/signature", "getnonce", &nonce_form, None, true)?
+            .value("/v2/signature getnonce")?;
         let Some(nonce) = body.get("nonce").and_then(Value::as_str).map(str::to_string) else {
             return Err(Error::json("withings /v2/signature getnonce", "no nonce in the answer"));
         };
@@ -254,7 +248,7 @@ impl Client {
                 .cloned(),
         );
         // A nonce is single use, so the signed request itself is not retried.
-        self.send(path, action, &form, None, false)
+        self.send(path, action, &form, None, false)?.value(&format!("{path} {action}"))
     }
 
     /// Exchanges an authorization code (codes live 30 s, single use) and stores the tokens.
@@ -263,7 +257,7 @@ impl Client {
         let form = oauth::exchange_form(&client_id, &secret, code, &self.redirect_uri);
         // Not retried: a code that reached Withings may already be used.
         let body = match self.send(oauth::TOKEN_PATH, "requesttoken", &form, None, false) {
-            Ok(b) => b,
+            Ok(a) => a.value(&format!("{} requesttoken", oauth::TOKEN_PATH))?,
             Err(Error::Api { status, kind: ApiKind::InvalidParams | ApiKind::Auth, .. }) => {
                 return Err(Error::NeedsAuth(format!(
                     "Withings refused the authorization code (status {status}): the code is expired or already used \
@@ -311,7 +305,7 @@ impl Client {
         let (client_id, secret) = self.credentials()?;
         let form = oauth::refresh_form(&client_id, &secret, &current.refresh_token);
         match self.send(oauth::TOKEN_PATH, "requesttoken", &form, None, true) {
-            Ok(body) => Ok(oauth::parse_grant(&body)),
+            Ok(a) => Ok(oauth::parse_grant(&a.value(&format!("{} requesttoken", oauth::TOKEN_PATH))?)),
             Err(Error::Api {
                 status,
                 kind: ApiKind::InvalidParams | ApiKind::Auth | ApiKind::Unauthorized,
@@ -331,7 +325,7 @@ impl Client {
         form: &[(&str, String)],
         bearer: Option<&str>,
         retries: bool,
-    ) -> Result<Value> {
+    ) -> Result<Answer> {
         let endpoint = format!("{path} {action}");
         let tries = match retries {
             true => self.retry.max_tries.max(1),
@@ -341,7 +335,7 @@ impl Client {
         for attempt in 1..=tries {
             self.sent += 1;
             let outcome = match self.upstream.post(path, form, bearer) {
-                Ok(reply) => judge(&reply, &endpoint),
+                Ok(reply) => judge(reply, &endpoint),
                 Err(Error::Transport { message, .. }) => {
                     Outcome::Retry(Error::Transport { endpoint: endpoint.clone(), message }, None)
                 }
@@ -370,7 +364,7 @@ impl Client {
 /// What one HTTP answer means.
 #[derive(Debug)]
 enum Outcome {
-    Done(Value),
+    Done(Answer),
     /// Worth another try; the server's `Retry-After` in seconds when given.
     Retry(Error, Option<u64>),
     Fail(Error),
@@ -379,13 +373,10 @@ enum Outcome {
 /// Judges one answer: status 0 → body; 601/429 → rate limited; 5xx, 522 and "an error occurred"
 /// → retry; other statuses → `Error::Api`; anything that is not a Withings JSON envelope →
 /// `Error::Transport` without the body (it may be a proxy page or contain anything).
-fn judge(reply: &Reply, endpoint: &str) -> Outcome {
+fn judge(reply: Reply, endpoint: &str) -> Outcome {
     let http = reply.http_status;
-    let envelope = serde_json::from_str::<Value>(&reply.body)
-        .ok()
-        .and_then(|v| Some((v.get("status").and_then(as_i64)?, v)));
     let transport = |message: String| Error::Transport { endpoint: endpoint.to_string(), message };
-    let Some((status, v)) = envelope else {
+    let Some(head) = wire::head(&reply.body) else {
         let err = transport(format!("unexpected non-JSON answer (HTTP {http})"));
         return match http {
             429 => {
@@ -398,10 +389,11 @@ fn judge(reply: &Reply, endpoint: &str) -> Outcome {
     if http == 429 {
         return Outcome::Retry(Error::RateLimited { endpoint: endpoint.to_string() }, reply.retry_after_secs);
     }
+    let status = head.status;
     // Withings' own words, scrubbed of secrets on the way in (it has echoed codes and tokens).
-    let message = Foreign::new(v.get("error").and_then(Value::as_str).unwrap_or_default());
+    let message = Foreign::new(head.error.as_deref().unwrap_or_default());
     match status::classify(status) {
-        Class::Ok => Outcome::Done(v.get("body").cloned().unwrap_or_else(|| Value::Object(Map::new()))),
+        Class::Ok => Outcome::Done(Answer { http_status: http, text: reply.body }),
         Class::RateLimited => {
             Outcome::Retry(Error::RateLimited { endpoint: endpoint.to_string() }, reply.retry_after_secs)
         }
@@ -426,19 +418,6 @@ fn backoff_ms(retry: &Retry, attempt: u32, retry_after_secs: Option<u64>, random
         Some(s) => jitter.max(s.saturating_mul(1000)),
         None => jitter,
     }
-}
-
-fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_i64().is_some_and(|n| n != 0),
-        Some(Value::String(s)) => matches!(s.as_str(), "1" | "true"),
-        _ => false,
-    }
-}
-
-fn as_i64(v: &Value) -> Option<i64> {
-    v.as_i64().or_else(|| v.as_str()?.parse().ok())
 }
 
 #[cfg(test)]
@@ -507,7 +486,8 @@ mod tests {
             (429, "<html>slow down</html>", "retry:rate limited"),
             (502, "<html>bad gateway</html>", "retry:non-JSON answer (HTTP 502)"),
             (200, "<html>login</html>", "fail:non-JSON answer (HTTP 200)"),
-            (200, r#"{"status":0,"body":{"x":"#, "fail:non-JSON answer (HTTP 200)"),
+            // A success is known from its first bytes; the truncated body fails when decoded.
+            (200, r#"{"status":0,"body":{"x":"#, "done"),
             (200, r#"{"no":"status"}"#, "fail:non-JSON answer (HTTP 200)"),
             (404, "not found", "fail:non-JSON answer (HTTP 404)"),
             (200, r#"{"status":522,"body":{}}"#, "retry:status 522"),
@@ -521,7 +501,7 @@ mod tests {
             (200, r#"{"status":214,"body":{}}"#, "fail:status 214 (not allowed"),
         ];
         for (http, body, want) in cases {
-            let got = match judge(&reply(*http, body), e) {
+            let got = match judge(reply(*http, body), e) {
                 Outcome::Done(_) => "done".to_string(),
                 Outcome::Retry(err, _) => format!("retry:{err}"),
                 Outcome::Fail(err) => format!("fail:{err}"),
@@ -632,7 +612,7 @@ mod tests {
     }
 
     fn page(rows: &[i64], more: Value, offset: i64) -> Result<Reply> {
-        let body = serde_json::json!({"status":0,"body":{"more":more,"offset":offset,"updatetime":5,"measuregrps":rows}});
+        let body = serde_json::json!({"status":0,"body":{"more":more,"offset":offset,"updatetime":5,"timezone":"Europe/Paris","measuregrps":rows}});
         Ok(reply(200, &body.to_string()))
     }
 
@@ -643,11 +623,10 @@ mod tests {
             vec![page(&[1, 2], Value::from(1), 2), page(&[3, 4], Value::from(false), 0)],
             99_999,
         );
-        let p = c.page_through("/measure", "getmeas", &[], "measuregrps", 10, None).unwrap();
+        let p = c.page_through::<Value>("/measure", "getmeas", &[], 10, None).unwrap();
         assert_eq!(p.rows, vec![Value::from(1), Value::from(2), Value::from(3), Value::from(4)]);
         assert_eq!((p.more, p.next_offset), (false, None));
-        assert_eq!(p.body["updatetime"], 5);
-        assert!(p.body.get("measuregrps").is_none());
+        assert_eq!(p.timezone.as_deref(), Some("Europe/Paris"));
         assert!(log.borrow()[1].1.contains(&("offset".to_string(), "2".to_string())));
 
         // The limit falls inside the second page: 3 rows, more, and an offset that re-fetches row 4.
@@ -656,11 +635,11 @@ mod tests {
             vec![page(&[1, 2], Value::from(true), 2), page(&[3, 4], Value::from(true), 4)],
             99_999,
         );
-        let p = c.page_through("/measure", "getmeas", &[], "measuregrps", 3, None).unwrap();
+        let p = c.page_through::<Value>("/measure", "getmeas", &[], 3, None).unwrap();
         assert_eq!((p.rows.len(), p.more, p.next_offset), (3, true, Some(3)));
         // The limit ends exactly at a page boundary: Withings' own offset is passed on.
         let (mut c, _, h3) = client("exact", vec![page(&[1, 2], Value::from(1), 2)], 99_999);
-        let p = c.page_through("/measure", "getmeas", &[], "measuregrps", 2, None).unwrap();
+        let p = c.page_through::<Value>("/measure", "getmeas", &[], 2, None).unwrap();
         assert_eq!((p.rows.len(), p.more, p.next_offset), (2, true, Some(2)));
         for d in [h, h2, h3] {
             std::fs::remove_dir_all(d).unwrap();
@@ -671,14 +650,14 @@ mod tests {
     fn paging_refuses_a_stuck_offset_and_a_failing_page() {
         let (mut c, _, h) =
             client("stuck", vec![page(&[1], Value::from(1), 5), page(&[2], Value::from(1), 5)], 99_999);
-        let err = c.page_through("/measure", "getmeas", &[], "measuregrps", 10, None).unwrap_err();
+        let err = c.page_through::<Value>("/measure", "getmeas", &[], 10, None).unwrap_err();
         assert!(err.to_string().contains("did not advance"), "{err}");
         let (mut c, _, h2) = client(
             "midfail",
             vec![page(&[1], Value::from(1), 1), Ok(reply(200, r#"{"status":293,"body":{}}"#))],
             99_999,
         );
-        let err = c.page_through("/measure", "getmeas", &[], "measuregrps", 10, None).unwrap_err();
+        let err = c.page_through::<Value>("/measure", "getmeas", &[], 10, None).unwrap_err();
         assert!(matches!(err, Error::Api { status: 293, .. }), "{err}");
         std::fs::remove_dir_all(h).unwrap();
         std::fs::remove_dir_all(h2).unwrap();

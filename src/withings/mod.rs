@@ -8,3 +8,4 @@ pub mod oauth;
 pub mod sign;
 pub mod status;
 pub mod upstream;
+pub mod wire;

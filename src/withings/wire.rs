@@ -1,0 +1,400 @@
+//! Withings' wire shapes: the `{status, body, error}` envelope, a page of rows, and the typed
+//! records the briefs and trends read, decoded in one pass straight from the answer's text.
+//!
+//! Lenient where Withings is: numbers may come as strings, `more` as a bool, 0/1 or a string,
+//! lists as `[]`, `null` or `{}` (PHP's empty map), and a missing field is absent, never an error.
+//! A value of the wrong kind inside a record reads as absent rather than failing the answer.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, de::Error as _};
+use serde_json::Value;
+
+use crate::domain::measures::{Measure, MeasureGroup, decode_value};
+use crate::domain::time::Instant;
+use crate::{Error, Result};
+
+/// One HTTP answer whose envelope said status 0: its text, decoded on demand.
+#[derive(Debug)]
+pub struct Answer {
+    pub http_status: u16,
+    pub text: String,
+}
+
+impl Answer {
+    /// The envelope's `body` as `T` (absent or `null` reads as `T::default()`).
+    pub fn body<T: DeserializeOwned + Default>(&self, endpoint: &str) -> Result<T> {
+        match serde_json::from_str::<Envelope<T>>(&self.text) {
+            Ok(e) => Ok(e.body.unwrap_or_default()),
+            Err(e) => Err(decode_error(&e, self.http_status, endpoint)),
+        }
+    }
+
+    /// The envelope's `body` as JSON; absent reads as `{}`.
+    pub fn value(&self, endpoint: &str) -> Result<Value> {
+        match self.body::<Value>(endpoint)? {
+            Value::Null => Ok(Value::Object(serde_json::Map::new())),
+            v => Ok(v),
+        }
+    }
+}
+
+/// A decoding failure: text that is not JSON (a proxy page, a truncated answer) is a transport
+/// problem named by its HTTP status, never quoted; JSON of the wrong shape names what was wrong.
+fn decode_error(e: &serde_json::Error, http_status: u16, endpoint: &str) -> Error {
+    match e.classify() {
+        serde_json::error::Category::Data => Error::json(format!("withings {endpoint}"), e),
+        _ => Error::Transport {
+            endpoint: endpoint.to_string(),
+            message: format!("unexpected non-JSON answer (HTTP {http_status})"),
+        },
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope<T> {
+    #[serde(default = "Option::default")]
+    body: Option<T>,
+}
+
+/// The status of an answer and Withings' error text, when the text is a Withings envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    pub status: i64,
+    pub error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct HeadWire {
+    #[serde(deserialize_with = "int")]
+    status: Option<i64>,
+    #[serde(default, deserialize_with = "text")]
+    error: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    body: IgnoredAny,
+}
+
+/// Reads the envelope's status. Withings writes `{"status":0,` first, so a success is known
+/// without reading the (possibly megabytes long) body; the body is checked when it is decoded.
+/// Anything else is parsed whole. `None` when the text is not a Withings envelope.
+pub fn head(text: &str) -> Option<Head> {
+    if let Some(rest) = text.strip_prefix("{\"status\":0")
+        && matches!(rest.as_bytes().first(), Some(b',' | b'}'))
+    {
+        return Some(Head { status: 0, error: None });
+    }
+    let h: HeadWire = serde_json::from_str(text).ok()?;
+    Some(Head { status: h.status?, error: h.error })
+}
+
+/// One page of a list action: the rows (under `measuregrps`, `series` or `activities`), paging,
+/// and getmeas' body-level `timezone`.
+#[derive(Debug, Deserialize)]
+#[serde(bound(deserialize = "R: Deserialize<'de>"))]
+pub struct PageBody<R> {
+    #[serde(default = "Vec::new", alias = "measuregrps", alias = "series", alias = "activities")]
+    #[serde(deserialize_with = "rows")]
+    pub rows: Vec<R>,
+    /// Withings says `more` as true/false, 0/1 or (rarely) a string; a non-zero number is true.
+    #[serde(default, deserialize_with = "flag")]
+    pub more: Option<bool>,
+    #[serde(default, deserialize_with = "int")]
+    pub offset: Option<i64>,
+    #[serde(default, deserialize_with = "text")]
+    pub timezone: Option<String>,
+}
+
+impl<R> Default for PageBody<R> {
+    fn default() -> PageBody<R> {
+        PageBody { rows: Vec::new(), more: None, offset: None, timezone: None }
+    }
+}
+
+/// A list field: an array, or `null` / `{}` for none. Anything else is an error: a list that
+/// cannot be read must not pass for an empty one.
+fn rows<'de, D: Deserializer<'de>, R: Deserialize<'de>>(d: D) -> Result<Vec<R>, D::Error> {
+    struct Rows<R>(std::marker::PhantomData<R>);
+    impl<'de, R: Deserialize<'de>> Visitor<'de> for Rows<R> {
+        type Value = Vec<R>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<R>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some(r) = seq.next_element()? {
+                out.push(r);
+            }
+            Ok(out)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Vec<R>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<R>, A::Error> {
+            match map.next_key::<IgnoredAny>()? {
+                None => Ok(Vec::new()),
+                Some(_) => Err(A::Error::custom("the list is an object, not a list")),
+            }
+        }
+    }
+    d.deserialize_any(Rows(std::marker::PhantomData))
+}
+
+/// Any JSON value, read as an integer when it is one: a JSON integer, a float without fraction
+/// or a numeric string. Everything else (including `null`) reads as absent.
+pub fn int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    Ok(as_int(&Scalar::deserialize(d)?))
+}
+
+/// A boolean: `true`/`false`, a number (0 is false, any other is true) or the same as a string.
+pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    Ok(match Scalar::deserialize(d)? {
+        Scalar::Bool(b) => Some(b),
+        Scalar::Str(s) if s.trim().eq_ignore_ascii_case("true") => Some(true),
+        Scalar::Str(s) if s.trim().eq_ignore_ascii_case("false") => Some(false),
+        other => as_int(&other).map(|n| n != 0),
+    })
+}
+
+/// A non-empty string; anything else reads as absent.
+pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Scalar::deserialize(d)? {
+        Scalar::Str(s) if !s.is_empty() => Some(s),
+        _ => None,
+    })
+}
+
+/// An identifier sent as a string or a number, as a string.
+pub fn id_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Scalar::deserialize(d)? {
+        Scalar::Str(s) if !s.is_empty() => Some(s),
+        Scalar::Int(n) => Some(n.to_string()),
+        _ => None,
+    })
+}
+
+/// One JSON value as the lenient readers see it; arrays and objects are skipped unread.
+enum Scalar {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+    Other,
+}
+
+fn as_int(s: &Scalar) -> Option<i64> {
+    match s {
+        Scalar::Int(n) => Some(*n),
+        Scalar::Float(f) => (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(*f as i64),
+        Scalar::Str(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scalar, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Int(n))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Scalar, E> {
+                Ok(i64::try_from(n).map_or(Scalar::Float(n as f64), Scalar::Int))
+            }
+            fn visit_f64<E: de::Error>(self, f: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Float(f))
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Bool(b))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Str(s.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Scalar, E> {
+                Ok(Scalar::Str(s))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A getmeas measure group as the briefs and trends read it (unknown fields are not kept: the
+/// list tools, which pass them on, decode their few rows in full).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct MeasGroupWire {
+    #[serde(deserialize_with = "int")]
+    grpid: Option<i64>,
+    #[serde(deserialize_with = "int")]
+    date: Option<i64>,
+    #[serde(deserialize_with = "int")]
+    created: Option<i64>,
+    #[serde(deserialize_with = "int")]
+    modified: Option<i64>,
+    #[serde(deserialize_with = "int")]
+    category: Option<i64>,
+    #[serde(deserialize_with = "int")]
+    attrib: Option<i64>,
+    #[serde(deserialize_with = "text")]
+    deviceid: Option<String>,
+    #[serde(deserialize_with = "text")]
+    hash_deviceid: Option<String>,
+    #[serde(deserialize_with = "text")]
+    model: Option<String>,
+    #[serde(deserialize_with = "int")]
+    modelid: Option<i64>,
+    #[serde(deserialize_with = "int")]
+    model_id: Option<i64>,
+    #[serde(deserialize_with = "text")]
+    timezone: Option<String>,
+    #[serde(deserialize_with = "text")]
+    comment: Option<String>,
+    #[serde(deserialize_with = "rows")]
+    measures: Vec<MeasureWire>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct MeasureWire {
+    #[serde(deserialize_with = "int")]
+    value: Option<i64>,
+    #[serde(rename = "type", deserialize_with = "int")]
+    code: Option<i64>,
+    #[serde(deserialize_with = "int")]
+    unit: Option<i64>,
+    #[serde(deserialize_with = "int")]
+    position: Option<i64>,
+}
+
+impl MeasGroupWire {
+    /// The domain group; `default_tz` (the body's `timezone`) stands in for a missing one.
+    pub fn into_group(self, default_tz: Option<&str>) -> MeasureGroup {
+        MeasureGroup {
+            grpid: self.grpid,
+            date: self.date.map(Instant),
+            created: self.created.map(Instant),
+            modified: self.modified.map(Instant),
+            category: self.category,
+            attrib: self.attrib,
+            deviceid: self.deviceid,
+            hash_deviceid: self.hash_deviceid,
+            model: self.model,
+            modelid: self.modelid.or(self.model_id),
+            timezone: self.timezone.or_else(|| default_tz.map(str::to_string)),
+            comment: self.comment,
+            measures: self.measures.into_iter().filter_map(MeasureWire::into_measure).collect(),
+            extra: serde_json::Map::new(),
+        }
+    }
+}
+
+impl MeasureWire {
+    /// `None` without a value or a type: nothing to show.
+    fn into_measure(self) -> Option<Measure> {
+        let raw_value = self.value?;
+        let raw_unit = self.unit.unwrap_or(0).clamp(-300, 300) as i32;
+        Some(Measure {
+            code: self.code?,
+            raw_value,
+            raw_unit,
+            value: decode_value(raw_value, raw_unit),
+            position: self.position,
+            extra: serde_json::Map::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::measures::decode_measure_groups;
+
+    #[test]
+    fn heads_fast_and_slow() {
+        let ok = |s: &str| head(s).map(|h| h.status);
+        assert_eq!(ok(r#"{"status":0,"body":{"x":["#), Some(0), "a success is known from its first bytes");
+        assert_eq!(ok(r#"{ "status": "601", "body": {} }"#), Some(601));
+        assert_eq!(ok(r#"{"body":{},"status":0}"#), Some(0));
+        assert_eq!(ok(r#"{"status":01}"#), None, "not JSON");
+        assert_eq!(ok(r#"{"status":0"#), None);
+        assert_eq!(ok(r#"{"no":"status"}"#), None);
+        assert_eq!(ok("<html>"), None);
+        let h = head(r#"{"status":401,"body":{},"error":"invalid_token"}"#).unwrap();
+        assert_eq!(h.error.as_deref(), Some("invalid_token"));
+    }
+
+    #[test]
+    fn lenient_pages() {
+        let page = |body: &str| -> Result<PageBody<Value>> {
+            Answer { http_status: 200, text: format!(r#"{{"status":0,"body":{body}}}"#) }
+                .body("/measure getmeas")
+        };
+        let cases: &[(&str, usize, Option<bool>, Option<i64>)] = &[
+            (r#"{"measuregrps":[1,2],"more":1,"offset":"2"}"#, 2, Some(true), Some(2)),
+            (r#"{"series":[1],"more":"true","offset":1.0}"#, 1, Some(true), Some(1)),
+            (r#"{"activities":null,"more":false}"#, 0, Some(false), None),
+            (r#"{"series":{},"more":"0"}"#, 0, Some(false), None),
+            (r#"{"series":[],"more":2}"#, 0, Some(true), None),
+            (r#"{"more":null,"offset":[1]}"#, 0, None, None),
+            ("null", 0, None, None),
+        ];
+        for (body, n, more, offset) in cases {
+            let p = page(body).unwrap();
+            assert_eq!((p.rows.len(), p.more, p.offset), (*n, *more, *offset), "{body}");
+        }
+        let err = page(r#"{"series":{"a":1}}"#).unwrap_err().to_string();
+        assert!(err.contains("not a list"), "{err}");
+        let cut = Answer { http_status: 200, text: r#"{"status":0,"body":{"series":["#.into() };
+        let err = cut.body::<PageBody<Value>>("/v2/sleep get").unwrap_err().to_string();
+        assert!(err.contains("non-JSON answer (HTTP 200)") && err.contains("/v2/sleep get"), "{err}");
+    }
+
+    /// The typed groups equal the JSON decoder's, field for field, on every getmeas fixture
+    /// (the unknown fields, which only the list tools pass on, aside).
+    #[test]
+    fn typed_groups_match_the_json_decoder() {
+        for fixture in [
+            include_str!("../../fixtures/withings/measure_getmeas_page1.json"),
+            include_str!("../../fixtures/withings/measure_getmeas_page2_last.json"),
+            include_str!("../../fixtures/withings/measure_getmeas_segmental_bodyscan.json"),
+            include_str!("../../fixtures/withings/e2e/brief_getmeas.json"),
+        ] {
+            let v: Value = serde_json::from_str(fixture).unwrap();
+            let body = match v.get("body") {
+                Some(b) => b.clone(),
+                None => {
+                    serde_json::json!({"timezone": v["envelope"]["timezone"], "measuregrps": v["records"]})
+                }
+            };
+            let text = serde_json::json!({"status": 0, "body": body}).to_string();
+            let page: PageBody<MeasGroupWire> =
+                Answer { http_status: 200, text }.body("/measure getmeas").unwrap();
+            let tz = page.timezone.clone();
+            let typed: Vec<MeasureGroup> =
+                page.rows.into_iter().map(|g| g.into_group(tz.as_deref())).collect();
+            let mut want = decode_measure_groups(&body);
+            for g in &mut want {
+                g.extra.clear();
+                g.measures.iter_mut().for_each(|m| m.extra.clear());
+            }
+            assert!(!typed.is_empty());
+            assert_eq!(typed, want);
+        }
+    }
+}
