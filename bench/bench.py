@@ -157,6 +157,20 @@ class Bench:
         return (f"10 years of weigh-ins ({groups:,} groups): fetch, decode, trend (median of {runs})", rate, "groups/s", (">=", 10_000), base)
 
 
+    def chart_400_days(self):
+        """A 400-day weight chart of the demo account as PNG (rasterize, filter, deflate) beside
+        the same chart as SVG, each a fresh process writing to stdout."""
+        env = dict(self.env, WITHINGS_MCP_NOW=str(BENCH_NOW), WITHINGS_TZ="UTC")
+        args = [self.binary, "--demo", "chart", "weight", "--after", "2025-10-14", "--out", "-", "--format"]
+        png = [_timed(args + ["png"], env) for _ in range(self.runs)]
+        svg = [_timed(args + ["svg"], env) for _ in range(self.runs)]
+        size = len(subprocess.run(args + ["png"], env=env, capture_output=True, check=True).stdout)
+        svg_size = len(subprocess.run(args + ["svg"], env=env, capture_output=True, check=True).stdout)
+        base = (f"same chart as SVG {median_ms(svg):.2f} ms ({svg_size:,} bytes); PNG {size:,} bytes for 800x400 "
+                f"(960,000 raw); ratio {statistics.median(png) / statistics.median(svg):.1f}x")
+        return (f"400-day weight chart as PNG, end to end (median of {self.runs})", median_ms(png), "ms", ("<=", 100.0), base)
+
+
 BENCH_NOW = 1_795_000_000  # 2026-11-17, fixed so that the ten-year window is stable
 
 
@@ -217,7 +231,7 @@ class _FakeWithings:
         self.server.shutdown()
 
 
-ROWS = [Bench.cold_start, Bench.peak_rss, Bench.throughput, Bench.weekly_demo, Bench.decode_ten_years]
+ROWS = [Bench.cold_start, Bench.peak_rss, Bench.throughput, Bench.weekly_demo, Bench.decode_ten_years, Bench.chart_400_days]
 
 
 def machine():
