@@ -1,8 +1,9 @@
 //! `withings_trends` and `withings_chart`: is a change real, and what does it look like?
 //!
 //! Readings come from the same range queries as the list tools (one domain, one range), go
-//! through `domain::trends` (MAD outlier rejection, gap-aware EWMA, Theil–Sen slope with an
-//! interval, a verdict outside the noise) in SI units, and are converted for display last.
+//! through `domain::trends` (MAD outlier rejection, a local linear trend without lag, Theil–Sen
+//! slope with an interval, a verdict outside the noise) in SI units, and are converted for
+//! display last.
 
 use serde_json::{Map, Value, json};
 
@@ -123,8 +124,8 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_trends",
             title: "Trends",
-            description: "Tells whether a change is real: a smoothed trend (gap-aware exponential moving average \
-                after robust outlier rejection), a Theil–Sen slope per week with a 95% interval, and a verdict \
+            description: "Tells whether a change is real: a smoothed trend (level and slope fitted together \
+                by local linear smoothing after robust outlier rejection, so it does not lag a steady change), a Theil–Sen slope per week with a 95% interval, and a verdict \
                 (rising, falling, stable, not_enough_data) that only calls a change outside the noise. Also \
                 body recomposition (fat vs lean mass) for body metrics and sleep regularity for sleep metrics. \
                 States its method, window, zone and the readings used and rejected.",

@@ -53,7 +53,8 @@ pub struct ChartSpec {
 pub const TREND_GAP_SECS: i64 = 14 * 86_400;
 
 /// A chart every renderer's tests share: 70 days of a steady loss with noise, three rejected
-/// weigh-ins (one plausible-looking, two far off scale) and an EWMA trend.
+/// weigh-ins (one plausible-looking, two far off scale) and a lagging
+/// exponential moving average as the trend.
 #[cfg(test)]
 pub mod testdata {
     use super::*;

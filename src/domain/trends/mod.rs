@@ -27,7 +27,7 @@ pub use sleep::{
     Night, SRI_DESCRIPTION, SRI_MAX_DAYS, SRI_METHOD, SleepSegment, Sri, TIMING_DESCRIPTION, TIMING_METHOD,
     TimingSpread, sleep_regularity_index, sleep_timing,
 };
-pub use smooth::ewma;
+pub use smooth::local_linear;
 pub use stats::{Slope, median, median_mad, theil_sen};
 
 /// Seconds in a day.

@@ -58,7 +58,7 @@ pub struct Recomposition {
     pub n_rejected: usize,
 }
 
-pub const RECOMP_METHOD: &str = "ewma-delta";
+pub const RECOMP_METHOD: &str = "trend-delta";
 pub const RECOMP_DESCRIPTION: &str = "Fat mass and lean mass are each filtered and smoothed as in \
 the trend analysis; the delta is the last minus the first smoothed value in the window. A delta \
 within ±band (bioimpedance noise) counts as unchanged.";

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 
 use crate::domain::trends::SECS_PER_DAY;
-use crate::domain::trends::smooth::ewma;
+use crate::domain::trends::smooth::local_linear;
 use crate::domain::trends::stats::{
     MAD_TO_SD, MEANAD_TO_SD, Slope, days_between, finite_or_zero, median_mad, residual_scatter, theil_sen,
     thin,
@@ -36,7 +36,8 @@ pub struct Bounds {
 /// replaced by those defaults rather than rejected, so a bad argument cannot produce NaN.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
-    /// EWMA weight per day, in (0, 1]. The Hacker's Diet uses 0.1.
+    /// How fast a reading's weight in the trend fades with distance: each day away multiplies it
+    /// by 1 − alpha. In (0, 1).
     pub alpha: f64,
     /// Robust z-score above which a reading is an outlier (3.5 after Iglewicz & Hoaglin).
     pub mad_k: f64,
@@ -121,7 +122,7 @@ pub struct Rejected {
 }
 
 /// One point of the smoothed series: the raw value (mean of the readings sharing `t`), the
-/// EWMA trend after it, and how many readings were merged.
+/// trend level there, and how many readings were merged.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SmoothedPoint {
     pub t: i64,
@@ -167,7 +168,7 @@ pub struct Trend {
     /// Every rejected reading, sorted by time.
     pub rejected: Vec<Rejected>,
     pub smoothed: Vec<SmoothedPoint>,
-    /// The last EWMA trend value.
+    /// The trend level at the last reading.
     pub latest: Option<f64>,
     pub slope: Option<Slope>,
     /// Robust SD (1.4826·MAD) of the residuals around the Theil–Sen line.
@@ -180,12 +181,13 @@ pub struct Trend {
 }
 
 /// Method name carried by every [`Trend`].
-pub const TREND_METHOD: &str = "mad-filter+ewma+theil-sen";
+pub const TREND_METHOD: &str = "mad-filter+local-linear+theil-sen";
 /// Description carried by every [`Trend`].
 pub const TREND_DESCRIPTION: &str = "Readings outside plausibility bounds, and readings whose distance to the \
 median of their ±local_days neighbours exceeds mad_k robust SDs (1.4826·MAD), are rejected. \
-The rest are smoothed by an EWMA that respects gaps (alpha_eff = 1 - (1 - alpha)^days since the \
-previous reading). The slope is the Theil-Sen median of pairwise slopes per week with a 95% \
+The trend through the rest is local linear smoothing: at each reading, level and slope are \
+fitted together by least squares with weights (1 - alpha)^days away, so a steady change is followed \
+without lag (at the last reading the fit is one-sided). The slope is the Theil-Sen median of pairwise slopes per week with a 95% \
 Kendall rank interval, widened for lag-1 autocorrelation. Rising or falling is reported only \
 when the interval excludes zero and the change beats both min_change_per_week and the residual scatter.";
 
@@ -222,7 +224,7 @@ pub fn analyze(readings: &[Reading], window: Window, params: &Params) -> Trend {
     let kept = reject_outliers(&plausible, &p, &mut rejected);
     rejected.sort_by(cmp_rejected);
 
-    let smoothed = ewma(&merge_same_time(&kept), p.alpha);
+    let smoothed = local_linear(&merge_same_time(&kept), p.alpha);
     let first_t = kept.first().map(|r| r.t);
     let last_t = kept.last().map(|r| r.t);
     let span_days = match (first_t, last_t) {
@@ -358,8 +360,8 @@ fn thin_values(values: &[f64]) -> Vec<f64> {
     thin(values, MAX_NEIGHBOURS)
 }
 
-/// Readings sharing a timestamp (two devices, one weigh-in) become their mean, so the EWMA's
-/// Δt is never 0 and the slope has no vertical pairs.
+/// Readings sharing a timestamp (two devices, one weigh-in) become their mean (weighted by their
+/// count in the trend), so the slope has no vertical pairs.
 fn merge_same_time(sorted: &[Reading]) -> Vec<(i64, f64, usize)> {
     let mut out: Vec<(i64, f64, usize)> = Vec::new();
     let mut sum = 0.0;

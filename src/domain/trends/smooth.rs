@@ -1,23 +1,104 @@
-//! The trend line drawn through the kept readings of a series.
+//! The trend line drawn through the kept readings of a series: the level and slope estimated
+//! together, so that a steady rise or fall is followed without lag.
 
 use crate::domain::trends::SmoothedPoint;
 use crate::domain::trends::stats::{days_between, finite_or};
 
-/// Gap-aware EWMA over points sorted by time: `alpha_eff = 1 - (1 - alpha)^Δdays`, so a reading
-/// after a ten-day gap moves the trend as much as ten daily readings would have.
-pub fn ewma(points: &[(i64, f64, usize)], alpha: f64) -> Vec<SmoothedPoint> {
-    let alpha = if alpha.is_finite() && alpha > 0.0 && alpha <= 1.0 { alpha } else { 0.1 };
-    let mut out: Vec<SmoothedPoint> = Vec::with_capacity(points.len());
-    for &(t, value, n) in points {
-        let trend = match out.last() {
-            None => value,
-            Some(prev) => {
-                let dt = days_between(prev.t, t).max(0.0);
-                let a = 1.0 - (1.0 - alpha).powf(dt);
-                finite_or(prev.trend + a * (value - prev.trend), prev.trend)
-            }
-        };
-        out.push(SmoothedPoint { t, value, trend, n });
+/// Local linear smoothing with exponential weights: at each point, a straight line is fitted by
+/// weighted least squares to every point, with weight `n · (1 − alpha)^|Δdays|` (`n` readings
+/// merged into the point), and the trend is that line's value there. A straight line through the
+/// data is reproduced exactly, so a steady change is not lagged the way an exponential moving
+/// average lags it (by (1 − α)/α days' worth of slope). At the last reading only the past
+/// counts: the fit is one-sided there, still without lag. Gaps need no special case: the
+/// weights decay with days, not with readings. O(n): the weighted sums are carried forward
+/// and backward.
+pub fn local_linear(points: &[(i64, f64, usize)], alpha: f64) -> Vec<SmoothedPoint> {
+    let alpha = if alpha.is_finite() && alpha > 0.0 && alpha < 1.0 { alpha } else { 0.1 };
+    let keep = 1.0 - alpha;
+    // Sums of values relative to the first one stay small and cancel exactly for a constant.
+    let base = points.first().map_or(0.0, |p| p.1);
+    let gaps: Vec<f64> = points.windows(2).map(|w| days_between(w[0].0, w[1].0).max(0.0)).collect();
+    // Sums over the points at or before i (past) and after i (future), with distances from i.
+    let mut past = vec![Sums::default(); points.len()];
+    let mut acc = Sums::default();
+    for (i, &(_, y, n)) in points.iter().enumerate() {
+        if let Some(&dt) = i.checked_sub(1).and_then(|j| gaps.get(j)) {
+            acc = acc.shifted(-dt, keep.powf(dt));
+        }
+        acc = acc.with(y - base, n);
+        past[i] = acc;
     }
-    out
+    let mut future = vec![Sums::default(); points.len()];
+    let mut acc = Sums::default();
+    for i in (0..points.len().saturating_sub(1)).rev() {
+        if let (Some(&(_, y, n)), Some(&dt)) = (points.get(i + 1), gaps.get(i)) {
+            acc = acc.with(y - base, n).shifted(dt, keep.powf(dt));
+        }
+        future[i] = acc;
+    }
+    points
+        .iter()
+        .zip(past.iter().zip(&future))
+        .map(|(&(t, value, n), (p, f))| SmoothedPoint {
+            t,
+            value,
+            trend: finite_or(base + p.plus(f).level(), value),
+            n,
+        })
+        .collect()
+}
+
+/// Weighted sums for a line fit around one point: Σw, Σw·x, Σw·x², Σw·y, Σw·x·y, with x the
+/// distance in days from that point.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sums {
+    w: f64,
+    wx: f64,
+    wxx: f64,
+    wy: f64,
+    wxy: f64,
+}
+
+impl Sums {
+    /// Adds a point at distance 0.
+    fn with(self, y: f64, n: usize) -> Sums {
+        let n = n.max(1) as f64;
+        Sums { w: self.w + n, wy: self.wy + n * y, ..self }
+    }
+
+    /// Moves the origin so that every distance grows by `dx` days, and scales the weights by
+    /// `decay` (the discount of `|dx|` more days).
+    fn shifted(self, dx: f64, decay: f64) -> Sums {
+        Sums {
+            w: decay * self.w,
+            wx: decay * (self.wx + dx * self.w),
+            wxx: decay * (self.wxx + 2.0 * dx * self.wx + dx * dx * self.w),
+            wy: decay * self.wy,
+            wxy: decay * (self.wxy + dx * self.wy),
+        }
+    }
+
+    fn plus(self, o: &Sums) -> Sums {
+        Sums {
+            w: self.w + o.w,
+            wx: self.wx + o.wx,
+            wxx: self.wxx + o.wxx,
+            wy: self.wy + o.wy,
+            wxy: self.wxy + o.wxy,
+        }
+    }
+
+    /// The fitted line's value at distance 0; the weighted mean when the points cannot fix a
+    /// slope (one point, or all at the same time).
+    fn level(self) -> f64 {
+        let det = self.w * self.wxx - self.wx * self.wx;
+        if self.w <= 0.0 {
+            return f64::NAN;
+        }
+        if det <= 1e-9 * self.w * self.wxx.max(f64::MIN_POSITIVE) {
+            return self.wy / self.w;
+        }
+        let slope = (self.w * self.wxy - self.wx * self.wy) / det;
+        (self.wy - slope * self.wx) / self.w
+    }
 }

@@ -104,20 +104,31 @@ fn theil_sen_interval_uses_kendall_ranks() {
 }
 
 #[test]
-fn ewma_respects_gaps() {
-    // α = 0.1. Day 0: 70 → trend 70. Day 1 (Δ 1): α_eff = 0.1 → 70 + 0.1·(71 − 70) = 70.1.
-    // Day 3 (Δ 2): α_eff = 1 − 0.9² = 0.19 → 70.1 + 0.19·(69 − 70.1) = 69.891.
-    let out = ewma(&[(T0, 70.0, 1), (T0 + DAY, 71.0, 1), (T0 + 3 * DAY, 69.0, 1)], 0.1);
-    let trends: Vec<f64> = out.iter().map(|p| p.trend).collect();
-    let want = [70.0, 70.1, 69.891];
-    for (got, want) in trends.iter().zip(want) {
-        assert!((got - want).abs() < 1e-12, "{trends:?}");
+fn local_linear_follows_lines_exactly_and_weighs_by_days() {
+    // A straight line, irregularly spaced, with a merged pair: reproduced exactly everywhere,
+    // including both ends (where an exponential moving average lags or leads).
+    let days = [0i64, 1, 2, 5, 6, 13, 14, 15, 30, 31];
+    let line: Vec<(i64, f64, usize)> =
+        days.iter().map(|d| (T0 + d * DAY, 80.0 - 0.05 * *d as f64, if *d == 6 { 2 } else { 1 })).collect();
+    for alpha in [0.05, 0.1, 0.5, f64::NAN, 7.0] {
+        for p in local_linear(&line, alpha) {
+            assert!((p.trend - p.value).abs() < 1e-9, "alpha {alpha}: {p:?}");
+        }
     }
-    // Half a day: α_eff = 1 − 0.9^0.5 = 0.0513167…
-    let half = ewma(&[(T0, 0.0, 1), (T0 + DAY / 2, 1.0, 1)], 0.1);
-    assert!((half[1].trend - (1.0 - 0.9f64.sqrt())).abs() < 1e-15);
-    // An invalid α falls back to 0.1 rather than producing NaN.
-    assert_eq!(ewma(&[(T0, 70.0, 1), (T0 + DAY, 71.0, 1)], f64::NAN)[1].trend, 70.1);
+    // One point, or several at once: the (weighted) value itself.
+    assert_eq!(local_linear(&[(T0, 70.0, 1)], 0.1)[0].trend, 70.0);
+    assert_eq!(local_linear(&[], 0.1), Vec::new());
+    // A reading far away in time barely counts: two plateaus a year apart keep their levels.
+    let plateaus = [(T0, 70.0, 1), (T0 + DAY, 70.0, 1), (T0 + 400 * DAY, 60.0, 1), (T0 + 401 * DAY, 60.0, 1)];
+    let out = local_linear(&plateaus, 0.1);
+    assert!((out[1].trend - 70.0).abs() < 1e-9 && (out[2].trend - 60.0).abs() < 1e-9, "{out:?}");
+    // Noise around a level is smoothed: the line varies far less than the readings.
+    let noisy: Vec<(i64, f64, usize)> =
+        lcg_noise(60, 9, 1.0).iter().enumerate().map(|(d, e)| (T0 + d as i64 * DAY, 70.0 + e, 1)).collect();
+    let out = local_linear(&noisy, 0.1);
+    let spread =
+        |f: &dyn Fn(&SmoothedPoint) -> f64| out.iter().map(|p| (f(p) - 70.0).abs()).fold(0.0, f64::max);
+    assert!(spread(&|p| p.trend) < 0.5 * spread(&|p| p.value), "{out:?}");
 }
 
 #[test]
@@ -298,10 +309,11 @@ fn recomposition_classes() {
     }
     let r = recomposition(&line(20.0, -0.5)[..2], &line(60.0, 0.3), all(), &p, 0.5);
     assert_eq!(r.class, RecompClass::NotEnoughData);
-    // EWMA lags: after 8 weeks of −0.5 kg/week the smoothed delta is a bit under −4 kg.
+    // The trend does not lag: 56 daily readings at −0.5 kg/week change by exactly 55 days' worth
+    // (an exponential moving average showed a bit over −3 kg).
     let r = recomposition(&line(20.0, -0.5), &line(60.0, 0.3), all(), &p, 0.5);
     let fat = r.fat_delta.unwrap();
-    assert!(fat < -3.0 && fat > -4.0, "{fat}");
+    assert!((fat - -0.5 / 7.0 * 55.0).abs() < 1e-9, "{fat}");
 }
 
 #[test]
@@ -382,4 +394,34 @@ fn sri_skips_missing_nights_and_bad_segments() {
     let nap = sleep_regularity_index(&segs, 60).unwrap();
     let want = 200.0 * (4.0 * 1440.0 - 60.0) / (4.0 * 1440.0) - 100.0;
     assert!((nap.value - want).abs() < 1e-9, "{} vs {want}", nap.value);
+}
+
+#[test]
+fn the_trend_does_not_lag_a_steady_loss() {
+    // Issue 12: 0.25 kg/week down for 16 weeks, ~15% of days skipped, noise of SD 0.3 kg. Over
+    // many noise draws, the readings' mean residual around the smoothed level at the last five
+    // readings must be within 25% of the noise SD: no systematic lag above (or lead below).
+    let amp = 0.3 * 3f64.sqrt(); // uniform on ±amp has SD 0.3
+    let (mut sum, mut n) = (0.0, 0);
+    for seed in 0..200u64 {
+        let noise = lcg_noise(112, seed * 7 + 1, amp);
+        let skip = lcg_noise(112, seed * 13 + 5, 1.0);
+        let readings: Vec<Reading> = (0..112)
+            .filter(|d| skip[*d] > -0.7)
+            .map(|d| Reading {
+                t: T0 + d as i64 * DAY + 7 * 3600,
+                value: 80.0 - 0.25 / 7.0 * d as f64 + noise[d],
+            })
+            .collect();
+        let t =
+            analyze(&readings, Window { start: T0, end: T0 + 200 * DAY }, &standard_params(0.1, 0.3, None));
+        for p in t.smoothed.iter().rev().take(5) {
+            sum += p.value - p.trend;
+            n += 1;
+        }
+        // The latest level is the level at the last reading.
+        assert_eq!(t.latest, t.smoothed.last().map(|p| p.trend));
+    }
+    let mean = sum / n as f64;
+    assert!(mean.abs() <= 0.25 * 0.3, "mean residual {mean:.3} kg at the last five readings");
 }
