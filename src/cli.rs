@@ -44,6 +44,8 @@ pub struct SetupOpts {
     pub client: Option<String>,
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
+    /// Read the client secret from standard input (argv is visible to other users).
+    pub client_secret_stdin: bool,
     pub redirect_uri: Option<String>,
     pub privacy_mode: Option<String>,
     pub non_interactive: bool,
@@ -197,6 +199,7 @@ fn setup(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
             Long("client") => o.client = Some(p.value()?.string()?),
             Long("client-id") => o.client_id = Some(p.value()?.string()?),
             Long("client-secret") => o.client_secret = Some(p.value()?.string()?),
+            Long("client-secret-stdin") => o.client_secret_stdin = true,
             Long("redirect-uri") => o.redirect_uri = Some(p.value()?.string()?),
             Long("privacy-mode") => o.privacy_mode = Some(p.value()?.string()?),
             Long("non-interactive") => o.non_interactive = true,
@@ -365,17 +368,21 @@ pub const SETUP_HELP: &str = "\
 Usage: withings-mcp setup [OPTIONS]
 
 Writes ~/.withings-mcp/config.json (directory 0700, file 0600, atomic), optionally wires an MCP
-client, then runs `auth` unless --no-auth. Interactive when stdin is a terminal.
+client, then runs `auth` unless --no-auth. Interactive when stdin is a terminal. With
+--client generic it only prints the entry to paste; with --demo it only wires the client to the
+demo account. Neither writes a configuration or signs in.
 
 Options:
-  --client C           claude, cursor, hermes or generic: merge a `withings` server entry
-  --client-id X        your Withings app's client id
-  --client-secret X    your Withings app's client secret (prefer the interactive prompt)
-  --redirect-uri URL   the callback registered with your app (default http://127.0.0.1:3000/callback)
-  --privacy-mode M     summary, structured (default) or raw
-  --non-interactive    never prompt; take values from flags and the environment
-  --no-auth            do not run `auth` afterwards
-  --json               print the result as one JSON object
+  --client C             claude, cursor, hermes or generic: merge a `withings` server entry
+  --client-id X          your Withings app's client id
+  --client-secret-stdin  read your app's client secret from standard input (first line)
+  --client-secret X      the secret on the command line, which other users can read (ps) while
+                         setup runs; prefer --client-secret-stdin, WITHINGS_CLIENT_SECRET or the prompt
+  --redirect-uri URL     the callback registered with your app (default http://127.0.0.1:3000/callback)
+  --privacy-mode M       summary, structured (default) or raw
+  --non-interactive      never prompt; take values from flags, stdin and the environment
+  --no-auth              do not run `auth` afterwards
+  --json                 print the result as one JSON object
 ";
 
 pub const AUTH_HELP: &str = "\

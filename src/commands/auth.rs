@@ -88,9 +88,7 @@ fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<
         Ok(lb) => lb,
         Err(e) => {
             // The person can still approve in a browser and paste the redirect URL with --code.
-            eprintln!("Open this URL in a browser and approve access:");
-            eprintln!("{url}");
-            eprintln!("{PASTE_HINT}");
+            eprintln!("Open this URL in a browser and approve access:\n{url}\n{PASTE_HINT}");
             return Err(e);
         }
     };
@@ -103,13 +101,12 @@ fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<
     let timeout =
         opts.timeout_secs.or_else(|| cfg.get(Key::AuthTimeout).and_then(|s| s.parse().ok())).unwrap_or(300);
     match opts.no_open {
-        true => eprintln!("Open this URL in a browser and approve access:"),
+        true => eprintln!("Open this URL in a browser and approve access:\n{url}"),
         false => {
-            eprintln!("Opening your browser; if it does not open, visit this URL:");
+            eprintln!("Opening your browser; if it does not open, visit this URL:\n{url}");
             open_browser(&url);
         }
     }
-    eprintln!("{url}");
     eprintln!("Waiting up to {timeout} s for the callback on http://{}{} …", lb.bind, lb.path);
     if opts.no_open {
         eprintln!("{PASTE_HINT}");
@@ -131,47 +128,46 @@ fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<
             },
             Err(e) => return Err(Error::io("OAuth callback listener", e)),
         };
-        let full = request.url().to_string();
-        let (path, query) = full.split_once('?').unwrap_or((full.as_str(), ""));
-        if path != lb.path {
-            respond(request, 404, "Not found", "This is the withings-mcp sign-in listener.");
-            continue;
-        }
-        match oauth::callback_from_query(query, &state) {
-            Ok(cb) => {
-                return match exchange(ctx, cfg, started, &cb.code, Some(&state)) {
-                    Ok(t) => {
-                        respond(
-                            request,
-                            200,
-                            "Withings connected",
-                            "You can close this tab and return to the terminal.",
-                        );
-                        Ok(t)
-                    }
-                    Err(e) => {
-                        respond(request, 400, "Sign-in failed", &e.to_string());
-                        Err(e)
-                    }
-                };
-            }
-            Err(e @ Error::NeedsAuth(_)) => {
-                respond(request, 400, "Sign-in failed", &e.to_string());
-                return Err(e);
-            }
-            Err(e) => {
-                // Not this sign-in's callback (no or wrong state: a stray or forged request, or a
-                // page that tries to cancel the sign-in): refuse it and keep waiting.
-                eprintln!("ignored a callback request: {e}");
-                respond(
-                    request,
-                    400,
-                    "Request refused",
-                    &format!("{e}. Still waiting for the real sign-in."),
-                );
-            }
+        if let Some(done) = answer(ctx, cfg, started, &state, &lb.path, request) {
+            return done;
         }
     }
+}
+
+/// Answers one request to the listener: `Some` ends the sign-in (exchanged, or declined with
+/// this sign-in's state), `None` keeps waiting (another path, or a request without the state).
+fn answer(
+    ctx: &Ctx,
+    cfg: &Config,
+    started: Instant,
+    state: &str,
+    callback_path: &str,
+    request: tiny_http::Request,
+) -> Option<Result<Tokens>> {
+    let full = request.url().to_string();
+    let (path, query) = full.split_once('?').unwrap_or((full.as_str(), ""));
+    if path != callback_path {
+        respond(request, 404, "Not found", "This is the withings-mcp sign-in listener.");
+        return None;
+    }
+    let done = match oauth::callback_from_query(query, state) {
+        Ok(cb) => exchange(ctx, cfg, started, &cb.code, Some(state)),
+        Err(e @ Error::NeedsAuth(_)) => Err(e),
+        Err(e) => {
+            // Not this sign-in's callback (no or wrong state: a stray or forged request, or a
+            // page that tries to cancel the sign-in): refuse it and keep waiting.
+            eprintln!("ignored a callback request: {e}");
+            respond(request, 400, "Request refused", &format!("{e}. Still waiting for the real sign-in."));
+            return None;
+        }
+    };
+    match &done {
+        Ok(_) => {
+            respond(request, 200, "Withings connected", "You can close this tab and return to the terminal.")
+        }
+        Err(e) => respond(request, 400, "Sign-in failed", &e.to_string()),
+    }
+    Some(done)
 }
 
 /// What `auth --no-open` tells a person whose browser is on another machine.

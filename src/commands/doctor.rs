@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::cli::DoctorOpts;
 use crate::commands::clients::{self, ClientKind, Os};
 use crate::tools::Ctx;
-use crate::tools::auth::{Check, next_steps, readiness};
+use crate::tools::readiness::{Check, next_steps, readiness};
 use crate::{Error, Result};
 
 /// Runs the command and returns the exit code.

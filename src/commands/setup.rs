@@ -1,7 +1,8 @@
 //! `withings-mcp setup`: writes `~/.withings-mcp/config.json` (dir 0700, file 0600, atomic,
 //! merging keys already there), optionally configures an MCP client, then runs `auth` unless
-//! `--no-auth`. Interactive when stdin is a terminal (secrets are read without echo), flags
-//! otherwise.
+//! `--no-auth`. Interactive when stdin is a terminal (secrets are read without echo), flags,
+//! standard input (`--client-secret-stdin`) and the environment otherwise. `--client generic`
+//! and `--demo` only wire (or print) the client entry: no configuration, no sign-in.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::{Command, Stdio};
@@ -13,45 +14,130 @@ use crate::commands::clients::{self, ClientKind, Os};
 use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
 use crate::domain::time::CivilDate;
-use crate::store::config::DEFAULT_REDIRECT_URI;
+use crate::store::config::{DEFAULT_REDIRECT_URI, Key};
 use crate::store::fsutil;
 use crate::tools::Ctx;
 use crate::{Error, Result};
 
 /// Runs the command and returns the exit code.
 pub fn run(ctx: &Ctx, opts: &SetupOpts) -> Result<u8> {
-    let dir = ctx.env.state_dir()?;
-    let path = dir.join("config.json");
-    let mut existing = read_object(&path)?;
-    let interactive = std::io::stdin().is_terminal() && !opts.non_interactive && !opts.json;
-    let current = |k: &str| existing.get(k).and_then(Value::as_str).map(str::to_string);
-    let mut id = opts.client_id.clone().or_else(|| current("WITHINGS_CLIENT_ID"));
-    let mut secret = opts.client_secret.clone().or_else(|| current("WITHINGS_CLIENT_SECRET"));
-    let mut redirect = opts.redirect_uri.clone().or_else(|| current("WITHINGS_REDIRECT_URI"));
-    let privacy = opts.privacy_mode.clone().or_else(|| current("WITHINGS_PRIVACY_MODE"));
+    let kind = match &opts.client {
+        Some(c) => Some(c.parse::<ClientKind>()?),
+        None => None,
+    };
+    // Printing the generic snippet, or wiring a client to the demo account, needs no credentials:
+    // it writes no configuration of ours and signs nobody in.
+    if kind == Some(ClientKind::Generic) || ctx.demo() {
+        return wire_only(ctx, opts, kind);
+    }
+    let path = ctx.env.state_dir()?.join("config.json");
+    let mut config = read_object(&path)?;
+    let settings = settings(ctx, opts, &config)?;
+    // The client is wired first: if its config file cannot be merged, nothing is written at all.
+    let client = match kind {
+        Some(k) => Some(configure_client(ctx, k)?),
+        None => None,
+    };
+    for (key, value) in &settings.values {
+        config.insert(key.name().into(), Value::String(value.clone()));
+    }
+    fsutil::ensure_private_dir(&fsutil::parent(&path))?;
+    let text = serde_json::to_string_pretty(&Value::Object(config)).map_err(|e| Error::json("config", e))?;
+    fsutil::write_atomic(&path, format!("{text}\n").as_bytes(), 0o600)?;
+
+    let mut result = json!({"ok": true, "config_path": path.display().to_string()});
+    let warnings: Vec<String> = settings
+        .missing
+        .iter()
+        .map(|k| {
+            format!(
+                "{} is not set yet: add it with `withings-mcp setup` before `withings-mcp auth`",
+                k.name()
+            )
+        })
+        .collect();
+    if let Some(v) = client {
+        insert(&mut result, "client", v);
+    }
+    if !warnings.is_empty() {
+        insert(&mut result, "warnings", json!(warnings));
+    }
+    let signed_in = match opts.no_auth {
+        true => None,
+        false => {
+            Some(crate::commands::auth::connect(ctx, &AuthOpts { json: opts.json, ..AuthOpts::default() }))
+        }
+    };
+    let failure = match signed_in {
+        Some(Ok(v)) => {
+            insert(&mut result, "auth", v);
+            None
+        }
+        Some(Err(e)) => {
+            insert(&mut result, "auth", json!({"ok": false, "error": e.to_string()}));
+            insert(&mut result, "ok", Value::Bool(false));
+            Some(e)
+        }
+        None => None,
+    };
+    let text = match opts.json {
+        true => format!("{result}\n"),
+        false => summary(&path, &result, &warnings),
+    };
+    print_stdout(&text)?;
+    // A failed sign-in is reported like any failure: one line on stderr, exit 1.
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(0),
+    }
+}
+
+/// What setup did, for people (a failed sign-in is left to the error on stderr).
+fn summary(path: &std::path::Path, result: &Value, warnings: &[String]) -> String {
+    let mut s = format!("✓ configuration written to {} (private)\n", path.display());
+    s.push_str(&client_lines(&result["client"]));
+    for w in warnings {
+        s.push_str(&format!("! {w}\n"));
+    }
+    match &result["auth"] {
+        Value::Null => s.push_str("Next: run `withings-mcp auth` to connect your Withings account.\n"),
+        a if a["ok"] == Value::Bool(true) => s.push_str("✓ Withings connected\n"),
+        _ => {}
+    }
+    s
+}
+
+/// What setup will write into `config.json`, and the credentials still missing (with --no-auth).
+struct Settings {
+    values: Vec<(Key, String)>,
+    missing: Vec<Key>,
+}
+
+/// Gathers the settings from flags, standard input, the terminal, the environment and the
+/// existing file (in that order), and checks them.
+fn settings(ctx: &Ctx, opts: &SetupOpts, config: &Map<String, Value>) -> Result<Settings> {
+    if opts.client_secret.is_some() && opts.client_secret_stdin {
+        return Err(Error::Usage(
+            "give the client secret once: --client-secret or --client-secret-stdin".into(),
+        ));
+    }
+    let stdin_secret = match opts.client_secret_stdin {
+        true => Some(secret_from_stdin()?),
+        false => None,
+    };
+    let known = |key: Key| {
+        ctx.env.get(key.name()).or_else(|| config.get(key.name()).and_then(Value::as_str)).map(str::to_string)
+    };
+    let mut id = opts.client_id.clone().or_else(|| known(Key::ClientId));
+    let mut secret = opts.client_secret.clone().or(stdin_secret).or_else(|| known(Key::ClientSecret));
+    let mut redirect = opts.redirect_uri.clone().or_else(|| known(Key::RedirectUri));
+    let interactive =
+        std::io::stdin().is_terminal() && !opts.non_interactive && !opts.json && !opts.client_secret_stdin;
     if interactive {
         eprintln!("Withings app credentials (https://developer.withings.com/dashboard):");
         id = prompt("Client ID", id.as_deref(), false)?;
         secret = prompt("Client secret", secret.as_deref(), true)?;
         redirect = prompt("Redirect URI", Some(redirect.as_deref().unwrap_or(DEFAULT_REDIRECT_URI)), false)?;
-    }
-    // Credentials are needed to sign in, not to wire a client: `setup --client X --no-auth`
-    // (or the demo) works without them and says what is still missing.
-    let needs_credentials = !opts.no_auth && !ctx.demo();
-    let mut missing = Vec::new();
-    for (value, flag, var) in
-        [(&id, "--client-id", "WITHINGS_CLIENT_ID"), (&secret, "--client-secret", "WITHINGS_CLIENT_SECRET")]
-    {
-        if value.is_none() && ctx.env.get(var).is_none() {
-            match needs_credentials {
-                true => {
-                    return Err(Error::Usage(format!(
-                        "{var} is required to sign in: pass {flag}, set {var}, run setup in a terminal, or add --no-auth"
-                    )));
-                }
-                false => missing.push(var),
-            }
-        }
     }
     let redirect = redirect.unwrap_or_else(|| DEFAULT_REDIRECT_URI.to_string());
     if !(redirect.starts_with("http://") || redirect.starts_with("https://")) {
@@ -59,94 +145,113 @@ pub fn run(ctx: &Ctx, opts: &SetupOpts) -> Result<u8> {
             "--redirect-uri must be an http:// or https:// URL, got {redirect}"
         )));
     }
+    let privacy = opts.privacy_mode.clone().or_else(|| known(Key::PrivacyMode));
     if let Some(p) = &privacy
         && let Err(e) = PrivacyMode::parse(p)
     {
         return Err(Error::Usage(format!("--privacy-mode: {e}")));
     }
-    let kind = match &opts.client {
-        Some(c) => Some(c.parse::<ClientKind>()?),
-        None => None,
-    };
-    if let Some(id) = id {
-        existing.insert("WITHINGS_CLIENT_ID".into(), Value::String(id));
+    let mut missing = Vec::new();
+    for (value, key, flag) in
+        [(&id, Key::ClientId, "--client-id"), (&secret, Key::ClientSecret, "--client-secret-stdin")]
+    {
+        match (value, opts.no_auth) {
+            (Some(_), _) => {}
+            // Credentials are needed to sign in, not to wire a client.
+            (None, true) => missing.push(key),
+            (None, false) => {
+                return Err(Error::Usage(format!(
+                    "{k} is required to sign in: pass {flag}, set {k}, run setup in a terminal, or add --no-auth",
+                    k = key.name()
+                )));
+            }
+        }
     }
-    if let Some(secret) = secret {
-        existing.insert("WITHINGS_CLIENT_SECRET".into(), Value::String(secret));
-    }
-    existing.insert("WITHINGS_REDIRECT_URI".into(), Value::String(redirect));
-    // The client is wired first: if its config file cannot be merged, nothing is written at all.
-    let client_report = match kind {
-        Some(k) => Some(configure_client(ctx, k)?),
-        None => None,
-    };
-    if let Some(p) = privacy {
-        existing.insert("WITHINGS_PRIVACY_MODE".into(), Value::String(p));
-    }
-    fsutil::ensure_private_dir(&dir)?;
-    let text =
-        serde_json::to_string_pretty(&Value::Object(existing)).map_err(|e| Error::json("config", e))?;
-    fsutil::write_atomic(&path, format!("{text}\n").as_bytes(), 0o600)?;
+    let values = [
+        (Key::ClientId, id),
+        (Key::ClientSecret, secret),
+        (Key::RedirectUri, Some(redirect)),
+        (Key::PrivacyMode, privacy),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| Some((k, v?)))
+    .collect();
+    Ok(Settings { values, missing })
+}
 
-    let mut result = json!({"ok": true, "config_path": path.display().to_string()});
-    let mut warnings: Vec<String> = Vec::new();
-    if let Some(v) = client_report {
-        insert(&mut result, "client", v);
+/// `setup --client generic` and `setup --demo [--client C]`: wires (or prints) the client entry
+/// and nothing else.
+fn wire_only(ctx: &Ctx, opts: &SetupOpts, kind: Option<ClientKind>) -> Result<u8> {
+    let given = [
+        (opts.client_id.is_some(), "--client-id"),
+        (opts.client_secret.is_some(), "--client-secret"),
+        (opts.client_secret_stdin, "--client-secret-stdin"),
+        (opts.redirect_uri.is_some(), "--redirect-uri"),
+        (opts.privacy_mode.is_some(), "--privacy-mode"),
+    ];
+    if let Some((_, flag)) = given.iter().find(|(set, _)| *set) {
+        let what = match ctx.demo() {
+            true => "the demo account needs no configuration",
+            false => "--client generic only prints the entry to paste",
+        };
+        return Err(Error::Usage(format!(
+            "{flag} does not apply: {what}; run `withings-mcp setup` without it"
+        )));
     }
-    for var in missing {
-        warnings.push(format!(
-            "{var} is not set yet: add it with `withings-mcp setup` before `withings-mcp auth`"
-        ));
-    }
-    if !opts.no_auth {
-        let auth = AuthOpts { json: opts.json, ..AuthOpts::default() };
-        match crate::commands::auth::connect(ctx, &auth) {
-            Ok(v) => insert(&mut result, "auth", v),
-            Err(e) => {
-                insert(&mut result, "auth", json!({"ok": false, "error": e.to_string()}));
-                insert(&mut result, "ok", Value::Bool(false));
-            }
-        }
-    }
-    if !warnings.is_empty() {
-        insert(&mut result, "warnings", json!(warnings));
-    }
-    let ok = result["ok"] == Value::Bool(true);
+    let Some(kind) = kind else {
+        let next = "The demo account needs no set-up: try `withings-mcp --demo call withings_daily_summary --markdown`, \
+                    or wire a client to it with `withings-mcp setup --client claude --demo`.";
+        let text = match opts.json {
+            true => format!("{}\n", json!({"ok": true, "demo": true, "next_step": next})),
+            false => format!("{next}\n"),
+        };
+        return print_stdout(&text).map(|()| 0);
+    };
+    let client = configure_client(ctx, kind)?;
     let text = match opts.json {
-        true => format!("{result}\n"),
+        true => format!("{}\n", json!({"ok": true, "demo": ctx.demo(), "client": client})),
+        false => client_lines(&client),
+    };
+    print_stdout(&text).map(|()| 0)
+}
+
+/// What happened to the client's config, for people.
+fn client_lines(c: &Value) -> String {
+    let demo = match c["demo"].as_bool() {
+        Some(true) => " (demo account)",
+        _ => "",
+    };
+    let mut s = match (c["client"].as_str(), c["path"].as_str(), c["changed"].as_bool()) {
+        (Some(name), Some(p), Some(true)) => format!("✓ {name}: withings server added to {p}{demo}\n"),
+        (Some(name), Some(p), _) => format!("✓ {name}: {p} already up to date{demo}\n"),
+        (Some(_), None, _) => format!(
+            "Add this to your MCP client's configuration{demo}:\n{}\n",
+            c["snippet"].as_str().unwrap_or_default()
+        ),
+        _ => String::new(),
+    };
+    if let Some(b) = c["backup"].as_str() {
+        s.push_str(&format!("  backup of the previous file: {b}\n"));
+    }
+    s
+}
+
+/// The secret from standard input: its first line (a terminal is asked without echo).
+fn secret_from_stdin() -> Result<String> {
+    let secret = match std::io::stdin().is_terminal() {
+        true => prompt("Client secret", None, true)?,
         false => {
-            let mut s = format!("✓ configuration written to {} (private)\n", path.display());
-            let c = &result["client"];
-            match (c["client"].as_str(), c["path"].as_str(), c["changed"].as_bool()) {
-                (Some(name), Some(p), Some(true)) => {
-                    s.push_str(&format!("✓ {name}: withings server added to {p}\n"))
-                }
-                (Some(name), Some(p), _) => s.push_str(&format!("✓ {name}: {p} already up to date\n")),
-                (Some(_), None, _) => s.push_str(&format!(
-                    "Add this to your MCP client's configuration:\n{}\n",
-                    c["snippet"].as_str().unwrap_or("")
-                )),
-                _ => {}
-            }
-            if let Some(b) = c["backup"].as_str() {
-                s.push_str(&format!("  backup of the previous file: {b}\n"));
-            }
-            for w in &warnings {
-                s.push_str(&format!("! {w}\n"));
-            }
-            match &result["auth"] {
-                Value::Null => {
-                    s.push_str("Next: run `withings-mcp auth` to connect your Withings account.\n")
-                }
-                a if a["ok"] == Value::Bool(true) => s.push_str("✓ Withings connected\n"),
-                a => s.push_str(&format!("✗ sign-in failed: {}\n", a["error"].as_str().unwrap_or_default())),
-            }
-            s
+            let mut line = String::new();
+            std::io::stdin().lock().read_line(&mut line).map_err(|e| Error::io("stdin", e))?;
+            Some(line.trim().to_string()).filter(|s| !s.is_empty())
         }
     };
+    secret.ok_or_else(|| Error::Usage("--client-secret-stdin: standard input held no secret".into()))
+}
+
+fn print_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| Error::io("stdout", e))?;
-    Ok(if ok { 0 } else { 1 })
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| Error::io("stdout", e))
 }
 
 /// Merges the `withings` entry into a client's config (or prints the generic snippet). The
@@ -168,6 +273,7 @@ pub fn configure_client(ctx: &Ctx, kind: ClientKind) -> Result<Value> {
     let report = clients::install(&home, Os::current(), kind, &exe, &args, &env, &utc_stamp(ctx.now))?;
     Ok(json!({
         "client": kind.name(),
+        "demo": ctx.demo(),
         "path": report.path.map(|p| p.display().to_string()),
         "changed": report.changed,
         "backup": report.backup.map(|p| p.display().to_string()),

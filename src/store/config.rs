@@ -360,6 +360,11 @@ fn read_file(path: &Path) -> Result<(BTreeMap<String, String>, bool)> {
             out.insert(k, s);
         }
     }
+    // The file holds the client secret: like the token file, it is refused while other users may
+    // read it, rather than used silently.
+    if out.contains_key(Key::ClientSecret.name()) {
+        crate::store::fsutil::check_private(path, "config file")?;
+    }
     Ok((out, true))
 }
 
@@ -385,6 +390,35 @@ mod tests {
         assert_eq!(c.source(Key::Tz), Some(Source::File));
         assert_eq!(c.get(Key::PrivacyMode), Some("structured"));
         assert_eq!(c.source(Key::ClientSecret), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_config_file_holding_the_secret_must_be_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = crate::store::fsutil::test_dir("config-mode");
+        let file = dir.join(".withings-mcp/config.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let env = Env::from_pairs(&[("HOME", dir.to_str().unwrap())]);
+        let with_secret = r#"{"WITHINGS_CLIENT_SECRET":"s3cret-value-0001"}"#;
+        // (content, mode, refused)
+        let cases = [
+            (with_secret, 0o644, true),
+            (with_secret, 0o640, true),
+            (with_secret, 0o600, false),
+            (r#"{"WITHINGS_TZ":"Europe/Paris"}"#, 0o644, false),
+        ];
+        for (text, mode, refused) in cases {
+            std::fs::write(&file, text).unwrap();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+            match Config::load(&env) {
+                Ok(_) => assert!(!refused, "{text} {mode:o} was used"),
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(refused && e.contains("chmod 600") && e.contains("config.json"), "{mode:o}: {e}");
+                }
+            }
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::store::config::{Config, Env, Key, Source};
-use crate::store::{fsutil, pending, tokens};
+use crate::store::config::Key;
+use crate::store::{pending, tokens};
+use crate::tools::readiness::{Check, next_steps, readiness};
 use crate::tools::{Annotations, Ctx, Output, Tool, wants_json};
 use crate::withings::client::Client;
 use crate::withings::oauth;
@@ -128,149 +129,6 @@ pub fn tools() -> Vec<Tool> {
             handler: revoke_access,
         },
     ]
-}
-
-/// One readiness check (shared by `doctor` and `withings_connection_status`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
-    pub id: &'static str,
-    pub ok: bool,
-    pub detail: String,
-}
-
-/// Local readiness: ready when configuration, token file and scopes allow a data call (an
-/// expired access token is fine when a refresh token is stored). No network.
-pub fn readiness(env: &Env, now: i64) -> (bool, Vec<Check>) {
-    let mut checks = Vec::new();
-    let mut push = |id: &'static str, ok: bool, detail: String| checks.push(Check { id, ok, detail });
-    if env.demo() {
-        push(
-            "demo",
-            true,
-            "demo mode: data comes from the built-in synthetic account; no credentials needed".into(),
-        );
-    }
-    let cfg = match Config::load(env) {
-        Ok(c) => {
-            let detail = match (c.file_found, fsutil::mode_of(&c.file)) {
-                (false, _) => format!("{} not found; using the environment", c.file.display()),
-                (true, Ok(Some(m))) if !fsutil::is_private(m) => {
-                    format!(
-                        "{} is accessible by other users (mode {m:04o}); run `chmod 600` on it",
-                        c.file.display()
-                    )
-                }
-                (true, _) => format!("{} (private)", c.file.display()),
-            };
-            let ok = !detail.contains("other users");
-            push("config_file", ok, detail);
-            c
-        }
-        Err(e) => {
-            push("config_file", false, e.to_string());
-            Config::from_env_only(env)
-        }
-    };
-    for (id, key) in [("client_id", Key::ClientId), ("client_secret", Key::ClientSecret)] {
-        match cfg.source(key) {
-            Some(src) => push(id, true, format!("{} set ({})", key.name(), src.name())),
-            None => push(id, false, format!("{} is missing; run `withings-mcp setup`", key.name())),
-        }
-    }
-    let redirect = cfg.get(Key::RedirectUri).unwrap_or_default().to_string();
-    let redirect_ok = redirect.starts_with("http://") || redirect.starts_with("https://");
-    let listener = match oauth::loopback(&redirect) {
-        Ok(l) => format!("`auth` listens on {}{}", l.bind, l.path),
-        Err(_) => "not a loopback address: use `auth --code`".to_string(),
-    };
-    let src = cfg.source(Key::RedirectUri).unwrap_or(Source::Default).name();
-    push("redirect_uri", redirect_ok, format!("{redirect} ({src}); {listener}"));
-
-    let token_path = cfg.token_path(env).ok();
-    let loaded = token_path.as_deref().map(tokens::load);
-    let (file_ok, file_detail, token) = match (&token_path, loaded) {
-        (Some(p), Some(Ok(Some(t)))) => (true, format!("{} present", p.display()), Some(t)),
-        (Some(p), Some(Ok(None))) => {
-            (false, format!("{} not found; run `withings-mcp auth`", p.display()), None)
-        }
-        (_, Some(Err(e))) => (false, e.to_string(), None),
-        _ => (false, "no token path (HOME is not set)".to_string(), None),
-    };
-    push("token_file", file_ok, file_detail);
-    let perm = token_path.as_deref().map(fsutil::mode_of);
-    match perm {
-        Some(Ok(Some(m))) if fsutil::is_private(m) => {
-            push("token_permissions", true, format!("mode {m:04o}"))
-        }
-        Some(Ok(Some(m))) => push(
-            "token_permissions",
-            false,
-            format!("mode {m:04o} lets other users read it; run `chmod 600`"),
-        ),
-        _ => push("token_permissions", false, "no token file".into()),
-    }
-    let (expiry_ok, has_refresh) = match &token {
-        Some(t) => {
-            // Saturating: the file may hold any i64 (a corrupt or hand-edited expiry).
-            let left = t.expires_at.saturating_sub(now);
-            let detail = match left > 0 {
-                true => format!("access token valid for {} more minutes", left / 60),
-                false => {
-                    format!(
-                        "access token expired {} minutes ago; it is refreshed automatically",
-                        left.unsigned_abs() / 60
-                    )
-                }
-            };
-            push("token_expiry", left > 0, detail);
-            let has = !t.refresh_token.is_empty();
-            let d = match has {
-                true => "refresh token stored",
-                false => "no refresh token; run `withings-mcp auth` when the access token expires",
-            };
-            push("refresh_token", has, d.into());
-            let granted: Vec<&str> = t.scope.split([',', ' ']).filter(|s| !s.is_empty()).collect();
-            let missing: Vec<&str> =
-                ["user.metrics", "user.activity"].into_iter().filter(|s| !granted.contains(s)).collect();
-            let detail = match (granted.is_empty(), missing.is_empty()) {
-                (true, _) => "the token records no scope".to_string(),
-                (false, true) => format!("granted: {}", granted.join(", ")),
-                (false, false) => {
-                    format!("missing {}; run `withings-mcp auth` and approve them", missing.join(", "))
-                }
-            };
-            push("scopes", missing.is_empty() && !granted.is_empty(), detail);
-            (left > 0, has)
-        }
-        None => {
-            push("token_expiry", false, "no token".into());
-            push("refresh_token", false, "no token".into());
-            push("scopes", false, "no token".into());
-            (false, false)
-        }
-    };
-    let ready = env.demo()
-        || checks.iter().filter(|c| c.id != "token_expiry").all(|c| c.ok) && (expiry_ok || has_refresh);
-    (ready, checks)
-}
-
-/// Human next steps for failed checks.
-pub fn next_steps(ready: bool, checks: &[Check]) -> Vec<String> {
-    if ready {
-        return vec!["Ready: try withings_daily_summary or withings_list_body_measures.".into()];
-    }
-    let failed = |id: &str| checks.iter().any(|c| c.id == id && !c.ok);
-    let mut steps = Vec::new();
-    if failed("client_id") || failed("client_secret") || failed("config_file") {
-        steps.push("Run `withings-mcp setup` with your Withings app's client id and secret.".into());
-    }
-    if failed("token_file") || failed("refresh_token") || failed("scopes") {
-        steps.push("Run `withings-mcp auth` (or withings_get_auth_url then withings_exchange_code).".into());
-    }
-    if checks.iter().any(|c| c.id == "token_permissions" && !c.ok && c.detail.starts_with("mode")) {
-        steps.push("Make the token file private: `chmod 600 ~/.withings-mcp/tokens.json`.".into());
-    }
-    steps
 }
 
 fn checks_json(checks: &[Check]) -> Value {
@@ -419,6 +277,7 @@ fn input(mut properties: Map<String, Value>, required: &[&str]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::config::Env;
     use crate::tools::{run, schema};
 
     fn ctx(home: &std::path::Path, extra: &[(&str, &str)]) -> Ctx {
@@ -460,6 +319,7 @@ mod tests {
             out.structured["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
         for id in [
             "config_file",
+            "state_dir",
             "client_id",
             "client_secret",
             "redirect_uri",

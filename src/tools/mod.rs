@@ -9,6 +9,7 @@ pub mod conformance;
 pub mod data;
 pub mod local;
 pub mod prompts;
+pub mod readiness;
 pub mod resources;
 pub mod schema;
 pub mod trends;

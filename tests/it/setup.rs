@@ -192,7 +192,7 @@ fn setup_creates_a_missing_client_config() {
 }
 
 #[test]
-fn generic_prints_a_snippet_and_writes_no_client_file() {
+fn generic_prints_a_snippet_and_writes_nothing() {
     let home = TempHome::new("setup-generic");
     let r = run(cmd(
         &home.dir,
@@ -205,16 +205,21 @@ fn generic_prints_a_snippet_and_writes_no_client_file() {
     assert_eq!(v["client"]["changed"], false);
     let snippet: Value = serde_json::from_str(v["client"]["snippet"].as_str().unwrap()).unwrap();
     assert_eq!(snippet, json!({"mcpServers": {"withings": {"command": exe(), "args": []}}}));
-    // Only setup's own config (CONTRACT §1); no client file anywhere.
-    assert_eq!(files(&home.dir), [".withings-mcp/config.json"]);
+    // Nothing at all (README: "prints the JSON snippet, writes nothing").
+    assert!(files(&home.dir).is_empty(), "{:?}", files(&home.dir));
     assert_eq!(wiring(&home.dir, "generic")["ok"], true);
 
-    // The human form prints the same snippet.
+    // The human form prints the same snippet; without --no-auth and without any credential it
+    // still signs nobody in (it would wait for a callback) and writes nothing.
     let home = TempHome::new("setup-generic-text");
-    let r = setup(&home.dir, "generic", NOW);
+    let r = run(cmd(&home.dir, NOW, &["setup", "--client", "generic"]));
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(r.stdout.contains(&format!("\"command\": \"{}\"", exe())), "{}", r.stdout);
-    assert_eq!(files(&home.dir), [".withings-mcp/config.json"]);
+    assert!(files(&home.dir).is_empty(), "{:?}", files(&home.dir));
+    // Credentials with generic are a contradiction, refused before anything happens.
+    let r = run(cmd(&home.dir, NOW, &["setup", "--client", "generic", "--client-id", "x"]));
+    assert_eq!((r.code, r.stdout.as_str()), (2, ""), "{}", r.all());
+    assert!(r.stderr.starts_with("withings-mcp: --client-id does not apply"), "{}", r.stderr);
 }
 
 /// A refused `setup`: the exit code, one clear `withings-mcp: …` line naming `needles`, and the
@@ -345,4 +350,147 @@ fn unknown_client_is_a_usage_error() {
     let r = run(cmd(&home.dir, NOW, &["doctor", "--client", "vscode", "--json"]));
     assert_eq!(r.code, 2, "{}", r.all());
     assert!(r.stderr.contains("unknown client"), "{}", r.stderr);
+}
+
+// --- Issue 11: set-up without sharp edges -------------------------------------------------------
+
+/// Words that would tell a demo user to find credentials or sign in.
+const CREDENTIAL_WORDS: &[&str] = &["WITHINGS_CLIENT", "client id", "secret", "auth", "sign"];
+
+#[test]
+fn demo_wiring_never_signs_in_and_mentions_no_credentials() {
+    for case in &CASES {
+        let home = TempHome::new(&format!("setup-demo-{}", case.client));
+        // No --no-auth, no credentials: before, this ran `auth` and failed on stdout.
+        let r = run(cmd(&home.dir, NOW, &["setup", "--client", case.client, "--demo"]));
+        assert_eq!(r.code, 0, "{}: {}", case.client, r.all());
+        assert_eq!(r.stderr, "", "{}", case.client);
+        for w in CREDENTIAL_WORDS {
+            assert!(
+                !r.stdout.to_lowercase().contains(&w.to_lowercase()),
+                "{}: {w:?} in {}",
+                case.client,
+                r.stdout
+            );
+        }
+        assert!(r.stdout.contains("demo account"), "{}", r.stdout);
+        // Only the client's config, wired to the demo account.
+        assert_eq!(files(&home.dir), [case.rel], "{}", case.client);
+        let text = fs::read_to_string(home.dir.join(case.rel)).unwrap();
+        assert!(text.contains("--demo"), "{}: {text}", case.client);
+    }
+    // The JSON form says the same; `setup --demo` alone has nothing to write.
+    let home = TempHome::new("setup-demo-json");
+    let r = run(cmd(&home.dir, NOW, &["--demo", "setup", "--client", "cursor", "--json"]));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        (&v["ok"], &v["demo"], &v["client"]["changed"]),
+        (&json!(true), &json!(true), &json!(true)),
+        "{v}"
+    );
+    assert!(v.get("auth").is_none() && v.get("warnings").is_none(), "{v}");
+    let home = TempHome::new("setup-demo-alone");
+    let r = run(cmd(&home.dir, NOW, &["setup", "--demo"]));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(files(&home.dir).is_empty());
+}
+
+#[test]
+fn the_secret_can_come_from_standard_input() {
+    use std::io::Write;
+    let home = TempHome::new("setup-stdin");
+    let secret = "stdin-secret-0123456789abcdef";
+    let mut c = cmd(&home.dir, NOW, &["setup", "--client-id", "cid", "--client-secret-stdin", "--no-auth"]);
+    c.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(format!("{secret}\nignored second line\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(!all.contains(secret), "{all}");
+    let path = home.dir.join(".withings-mcp/config.json");
+    let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["WITHINGS_CLIENT_SECRET"], secret);
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    // Nothing on standard input, or the secret given twice: usage errors, nothing written.
+    let home = TempHome::new("setup-stdin-empty");
+    let r = run(cmd(&home.dir, NOW, &["setup", "--client-id", "cid", "--client-secret-stdin", "--no-auth"]));
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(r.stderr.contains("standard input held no secret"), "{}", r.stderr);
+    let r = run(cmd(&home.dir, NOW, &["setup", "--client-secret", "x", "--client-secret-stdin"]));
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert!(files(&home.dir).is_empty());
+    // Help says why argv is a poor place for it.
+    let help = run(cmd(&home.dir, NOW, &["setup", "--help"])).stdout;
+    assert!(help.contains("--client-secret-stdin") && help.contains("other users can read"), "{help}");
+}
+
+#[test]
+fn a_failed_sign_in_during_setup_is_reported_on_stderr_with_exit_1() {
+    let home = TempHome::new("setup-fail");
+    // A redirect no listener can serve: `auth` fails at once, after the config was written.
+    let args =
+        ["setup", "--non-interactive", "--client-id", "cid", "--redirect-uri", "https://example.com/cb"];
+    let mut c = cmd(&home.dir, NOW, &args);
+    c.env("WITHINGS_CLIENT_SECRET", "env-secret-0123456789");
+    let r = run(c);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let last = r.stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("withings-mcp: ") && last.contains("--code"), "{}", r.stderr);
+    assert!(!r.stdout.contains("✗") && !r.stdout.contains("failed"), "{}", r.stdout);
+    assert!(r.stdout.contains("configuration written"), "{}", r.stdout);
+    // The secret from the environment was saved, so that clients started without it work.
+    let v: Value =
+        serde_json::from_str(&fs::read_to_string(home.dir.join(".withings-mcp/config.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["WITHINGS_CLIENT_SECRET"], "env-secret-0123456789");
+    assert!(!r.all().contains("env-secret-0123456789"));
+}
+
+#[test]
+fn a_config_file_holding_the_secret_readable_by_others_is_refused_with_advice() {
+    let home = TempHome::new("config-0644");
+    let path = home.dir.join(".withings-mcp/config.json");
+    write(&path, r#"{"WITHINGS_CLIENT_ID":"cid","WITHINGS_CLIENT_SECRET":"file-secret-0123456789"}"#);
+    fs::set_permissions(home.dir.join(".withings-mcp"), fs::Permissions::from_mode(0o700)).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+    let r = run(cmd(&home.dir, NOW, &["call", "withings_list_body_measures"]));
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stderr.contains("chmod 600") && r.stderr.contains("config.json"), "{}", r.stderr);
+    let r = run(cmd(&home.dir, NOW, &["doctor", "--json"]));
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "config_file").unwrap().clone();
+    assert_eq!(check["ok"], false, "{v}");
+    assert!(check["detail"].as_str().unwrap().contains("chmod 600"), "{v}");
+    assert!(v["next_steps"].to_string().contains("chmod 600 ~/.withings-mcp/config.json"), "{v}");
+    assert!(!r.all().contains("file-secret-0123456789"));
+    // Private again: used.
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+    let r = run(cmd(&home.dir, NOW, &["doctor", "--json"]));
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "client_secret").unwrap().clone();
+    assert_eq!(check["ok"], true, "{v}");
+}
+
+#[test]
+fn doctor_flags_a_state_directory_others_can_enter() {
+    let home = TempHome::new("dir-0755");
+    let dir = home.dir.join(".withings-mcp");
+    write(&dir.join("config.json"), r#"{"WITHINGS_TZ":"Europe/Paris"}"#);
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    let r = run(cmd(&home.dir, NOW, &["doctor", "--json", "--strict"]));
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "state_dir").unwrap().clone();
+    assert_eq!(check["ok"], false, "{v}");
+    assert!(check["detail"].as_str().unwrap().contains("0755"), "{v}");
+    assert!(v["next_steps"].to_string().contains("chmod 700 ~/.withings-mcp"), "{v}");
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).unwrap();
+    let r = run(cmd(&home.dir, NOW, &["doctor", "--json"]));
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "state_dir").unwrap().clone();
+    assert_eq!(check["ok"], true, "{v}");
 }
