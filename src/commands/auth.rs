@@ -84,20 +84,22 @@ fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<
     let url =
         oauth::authorize_url(cfg.account_url(), cfg.require(Key::ClientId)?, cfg.scopes(), &redirect, &state);
     pending::add(&token_path, &state, ctx.now)?;
-    let lb = match oauth::loopback(&redirect) {
-        Ok(lb) => lb,
+    let listening = oauth::loopback(&redirect).and_then(|lb| match tiny_http::Server::http(&lb.bind) {
+        Ok(server) => Ok((lb, server)),
+        Err(e) => Err(Error::Config(format!(
+            "cannot listen on {} for the OAuth callback ({e}); free the port or change WITHINGS_REDIRECT_URI, \
+             or paste the redirect URL with `auth --code` (this sign-in stays pending 15 minutes)",
+            lb.bind
+        ))),
+    });
+    let (lb, server) = match listening {
+        Ok(l) => l,
         Err(e) => {
             // The person can still approve in a browser and paste the redirect URL with --code.
             eprintln!("Open this URL in a browser and approve access:\n{url}\n{PASTE_HINT}");
             return Err(e);
         }
     };
-    let server = tiny_http::Server::http(&lb.bind).map_err(|e| {
-        Error::Config(format!(
-            "cannot listen on {} for the OAuth callback ({e}); free the port or change WITHINGS_REDIRECT_URI",
-            lb.bind
-        ))
-    })?;
     let timeout =
         opts.timeout_secs.or_else(|| cfg.get(Key::AuthTimeout).and_then(|s| s.parse().ok())).unwrap_or(300);
     match opts.no_open {

@@ -125,6 +125,30 @@ fn headless_sign_in_across_two_processes() {
     }
 }
 
+#[test]
+fn a_busy_callback_port_still_leaves_the_paste_route_open() {
+    let fake = FakeWithings::start();
+    let home = TempHome::new("busy");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let redirect_uri = format!("http://127.0.0.1:{}/callback", taken.local_addr().unwrap().port());
+    let mut c = home.command(&fake);
+    c.env("WITHINGS_REDIRECT_URI", &redirect_uri).args(["auth", "--no-open"]);
+    let r = run(c);
+    assert_eq!(r.code, 1, "{}", r.all());
+    let url = r.stderr.lines().find(|l| l.starts_with(&fake.url)).unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(r.stderr.contains("auth --code '<the whole redirect URL>'"), "{}", r.stderr);
+    assert!(r.stderr.lines().last().unwrap().contains("cannot listen"), "{}", r.stderr);
+    let state = url.split("state=").nth(1).unwrap();
+    let pasted = format!("{redirect_uri}?code={}&state={state}", fake.new_code());
+    let mut c = home.command(&fake);
+    c.env("WITHINGS_REDIRECT_URI", &redirect_uri);
+    c.args(["auth", "--code", &pasted]);
+    let r = run(c);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(home.token_path().exists());
+    drop(taken);
+}
+
 /// A connected account (a pair the fake issued) and its token file's bytes.
 fn connected(home: &TempHome, fake: &FakeWithings) -> Vec<u8> {
     let (access, refresh) = fake.issue_pair();
