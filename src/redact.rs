@@ -59,17 +59,30 @@ pub fn scrub_with(text: &str, known: &[String]) -> String {
     redact_values(&out)
 }
 
-/// True when a key names a secret: `code`, `access_token`, `refreshToken`, `client_secret`,
-/// `password`, `api_key`, `Authorization`… (`token_type` and `error_code` do not).
+/// True when a key names a secret: any `…token`, `…secret…`, `…password…` or `…api_key`, and
+/// `code`, `authorization`, `nonce`, `signature`, `cookie`, `session_id`, `callbackurl`. Keys match
+/// case-insensitively, ignoring `_` and `-` (`refreshToken` is `refresh_token`); `token_type`,
+/// `error_code` and `codes` do not match. The one list: `domain::privacy` strips the same keys
+/// from raw records.
 pub fn is_secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase().replace('-', "_");
+    let k: String = key.chars().filter(|c| *c != '_' && *c != '-').map(|c| c.to_ascii_lowercase()).collect();
     k.ends_with("token")
         || k.contains("secret")
         || k.contains("password")
-        || k.ends_with("api_key")
         || k.ends_with("apikey")
-        || k.ends_with("private_key")
-        || matches!(k.as_str(), "code" | "auth_code" | "authorization_code" | "authorization")
+        || k.ends_with("privatekey")
+        || matches!(
+            k.as_str(),
+            "code"
+                | "authcode"
+                | "authorizationcode"
+                | "authorization"
+                | "nonce"
+                | "signature"
+                | "cookie"
+                | "sessionid"
+                | "callbackurl"
+        )
 }
 
 /// Replaces the value after a secret-named key (`key=value`, `key: value`, `"key": "value"`,
@@ -196,7 +209,9 @@ mod tests {
         ] {
             assert!(is_secret_key(k), "{k}");
         }
-        for k in ["token_type", "error_code", "state", "scope", "status", "userid", ""] {
+        for k in
+            ["token_type", "error_code", "codes", "token_count", "state", "scope", "status", "userid", ""]
+        {
             assert!(!is_secret_key(k), "{k}");
         }
     }

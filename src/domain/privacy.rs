@@ -59,26 +59,6 @@ pub enum Domain {
     Heart,
 }
 
-/// Keys that carry secrets (tokens, OAuth codes, signatures, callback URLs with tokens).
-pub const SECRET_KEYS: &[&str] = &[
-    "access_token",
-    "refresh_token",
-    "id_token",
-    "token",
-    "client_secret",
-    "secret",
-    "code",
-    "csrf_token",
-    "nonce",
-    "signature",
-    "authorization",
-    "password",
-    "api_key",
-    "cookie",
-    "session_id",
-    "callbackurl",
-];
-
 /// Keys that carry a location.
 pub const LOCATION_KEYS: &[&str] = &[
     "latitude",
@@ -130,9 +110,10 @@ pub fn strip_secrets(v: &mut Value) {
     strip(v, &is_secret_key);
 }
 
-/// True for a key in [`SECRET_KEYS`].
+/// True for a key that carries a secret (tokens, OAuth codes, signatures, callback URLs with
+/// tokens): the same keys whose values are scrubbed from foreign text (`redact`).
 pub fn is_secret_key(key: &str) -> bool {
-    in_list(key, SECRET_KEYS)
+    crate::redact::is_secret_key(key)
 }
 
 fn in_list(key: &str, list: &[&str]) -> bool {
