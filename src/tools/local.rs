@@ -330,12 +330,14 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         (Ok(dir), Ok(cfg)) => {
             let token_path = cfg.token_path(&ctx.env)?;
             let lock = token_path.with_extension("json.lock");
+            let pending = crate::store::pending::path(&token_path);
             let http_token = crate::store::http_token::path(&ctx.env)?;
             let entries = [
                 (dir.as_path(), 0o700, "state directory"),
                 (cfg.file.as_path(), 0o600, "configuration (client id and secret)"),
                 (token_path.as_path(), 0o600, "OAuth tokens"),
                 (lock.as_path(), 0o600, "token lock (empty)"),
+                (pending.as_path(), 0o600, "sign-ins awaiting their redirect (states only)"),
                 (http_token.as_path(), 0o600, "HTTP mode's bearer token"),
             ];
             let files: Vec<Value> =
@@ -363,6 +365,7 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
             "config.json: client id, client secret, redirect URI and preferences (0600)",
             "tokens.json: access and refresh tokens, their expiry, scopes and your Withings user id (0600)",
             "http-token: the bearer token that HTTP mode requires of clients, made on its first start (0600)",
+            "oauth_state.json: the random state of each sign-in awaiting its redirect, for 15 minutes (0600)",
             "no health data: responses are never cached; only `chart --out` writes a file you ask for",
         ],
         "leaves_the_machine": [
