@@ -116,13 +116,14 @@ pub fn is_secret_key(key: &str) -> bool {
     crate::redact::is_secret_key(key)
 }
 
+/// Compared without building strings: this runs for every key of every record returned, and
+/// allocating two strings per comparison took most of a 1,000-record answer's time.
 fn in_list(key: &str, list: &[&str]) -> bool {
-    let k = normalize(key);
-    list.iter().any(|l| normalize(l) == k)
+    list.iter().any(|l| normalized(key).eq(normalized(l)))
 }
 
-fn normalize(key: &str) -> String {
-    key.chars().filter(|c| *c != '_' && *c != '-').map(|c| c.to_ascii_lowercase()).collect()
+fn normalized(key: &str) -> impl Iterator<Item = char> + '_ {
+    key.chars().filter(|c| *c != '_' && *c != '-').map(|c| c.to_ascii_lowercase())
 }
 
 fn strip(v: &mut Value, drop: &dyn Fn(&str) -> bool) {

@@ -63,12 +63,15 @@ impl Upstream for HttpUpstream {
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
-        let body = resp
-            .body_mut()
-            .with_config()
-            .limit(MAX_BODY_BYTES)
-            .read_to_string()
-            .map_err(|e| transport(path, &e, self.timeout_secs))?;
+        // Sized from Content-Length up front: a ten-year getmeas answer is 15 MB, and growing a
+        // buffer by doubling copied it several times over and faulted in twice the pages.
+        let expected = resp.body().content_length().unwrap_or(0).min(MAX_BODY_BYTES);
+        let mut body = String::with_capacity(usize::try_from(expected).unwrap_or(0));
+        std::io::Read::read_to_string(
+            &mut resp.body_mut().with_config().limit(MAX_BODY_BYTES).reader(),
+            &mut body,
+        )
+        .map_err(|e| transport(path, &ureq::Error::from(e), self.timeout_secs))?;
         Ok(Reply { http_status, retry_after_secs, body })
     }
 }

@@ -49,24 +49,26 @@ pub fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
     if slopes.is_empty() {
         return None;
     }
-    // Three order statistics of up to half a million slopes: selection finds each in linear
+    // A few order statistics of up to half a million slopes: selection finds each in linear
     // time, with the same values a full sort would give (the k-th value under a total order is
-    // unique), where sorting took most of a long trend's time.
-    let per_week = median_of(&mut slopes)?;
+    // unique), where sorting took much of a long trend's time.
+    let n_pairs = slopes.len();
+    let big_n = n_pairs as f64;
+    let mut ranks = Ranks { v: &mut slopes, fixed: Vec::new() };
+    let per_week = ranks.median()?;
     let n = pts.len() as f64;
-    let big_n = slopes.len() as f64;
     let factor = autocorr_factor(&pts, per_week / 7.0);
     let var = n * (n - 1.0) * (2.0 * n + 5.0) / 18.0 * factor;
     let c = Z95 * var.max(0.0).sqrt();
-    let lower = at_rank(&mut slopes, (big_n - c) / 2.0)?;
-    let upper = at_rank(&mut slopes, (big_n + c) / 2.0 + 1.0)?;
+    let lower = ranks.at_rank((big_n - c) / 2.0)?;
+    let upper = ranks.at_rank((big_n + c) / 2.0 + 1.0)?;
     Some(Slope {
         per_week,
         lower,
         upper,
         confidence: 0.95,
         n_points: pts.len(),
-        n_pairs: slopes.len(),
+        n_pairs,
         subsampled,
         autocorr_factor: factor,
     })
@@ -74,27 +76,38 @@ pub fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
 
 /// Median of any values (non-finite ones are ignored).
 pub fn median(values: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    let n = v.len();
+    median_into(values.iter().copied(), &mut Vec::new())
+}
+
+/// Median and median absolute deviation (unscaled) of any values.
+pub fn median_mad(values: &[f64]) -> Option<(f64, f64)> {
+    median_mad_in(values, &mut Vec::new())
+}
+
+/// [`median_mad`] with a scratch buffer the caller reuses (it runs once per reading).
+pub(super) fn median_mad_in(values: &[f64], buf: &mut Vec<f64>) -> Option<(f64, f64)> {
+    let m = median_into(values.iter().copied(), buf)?;
+    let mad = median_into(values.iter().filter(|x| x.is_finite()).map(|x| (x - m).abs()), buf)?;
+    Some((m, mad))
+}
+
+/// The median of the finite values, using `buf` as scratch.
+fn median_into(values: impl Iterator<Item = f64>, buf: &mut Vec<f64>) -> Option<f64> {
+    buf.clear();
+    buf.extend(values.filter(|x| x.is_finite()));
+    let n = buf.len();
     if n == 0 {
         return None;
     }
     // Selection instead of a full sort: the k-th value under a total order is unique, so the
-    // result is the same as sorting, in linear time (this runs once per reading).
-    let (left, upper, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
+    // result is the same as sorting, in linear time.
+    let (left, upper, _) = buf.select_nth_unstable_by(n / 2, f64::total_cmp);
     let upper = *upper;
     if n % 2 == 1 {
         return Some(upper);
     }
     let lower = left.iter().copied().max_by(f64::total_cmp)?;
     Some(lower / 2.0 + upper / 2.0)
-}
-
-/// Median and median absolute deviation (unscaled) of any values.
-pub fn median_mad(values: &[f64]) -> Option<(f64, f64)> {
-    let m = median(values)?;
-    let dev: Vec<f64> = values.iter().filter(|x| x.is_finite()).map(|x| (x - m).abs()).collect();
-    Some((m, median(&dev)?))
 }
 
 /// Two-sided 95% normal quantile.
@@ -116,38 +129,56 @@ pub(super) fn days_between(a: i64, b: i64) -> f64 {
     (i128::from(b) - i128::from(a)) as f64 / SECS_PER_DAY as f64
 }
 
-fn median_of(v: &mut [f64]) -> Option<f64> {
-    let n = v.len();
-    if n == 0 {
-        return None;
-    }
-    if n % 2 == 1 {
-        return kth(v, n / 2);
-    }
-    Some((kth(v, n / 2 - 1)? + kth(v, n / 2)?) / 2.0)
+/// Order statistics of values under `f64::total_cmp`, found by selection. Every value found is
+/// in its sorted place and splits the rest, so each later search only covers the stretch
+/// between two found places.
+struct Ranks<'a> {
+    v: &'a mut [f64],
+    /// Indices already in their sorted place, ascending.
+    fixed: Vec<usize>,
 }
 
-/// The k-th smallest value (0-based) under `f64::total_cmp`; reorders `v`.
-fn kth(v: &mut [f64], k: usize) -> Option<f64> {
-    if k >= v.len() {
-        return None;
+impl Ranks<'_> {
+    /// The k-th smallest value (0-based).
+    fn kth(&mut self, k: usize) -> Option<f64> {
+        if k >= self.v.len() {
+            return None;
+        }
+        let at = self.fixed.partition_point(|f| *f < k);
+        if self.fixed.get(at) == Some(&k) {
+            return self.v.get(k).copied();
+        }
+        let lo = at.checked_sub(1).and_then(|i| self.fixed.get(i)).map_or(0, |f| f + 1);
+        let hi = self.fixed.get(at).copied().unwrap_or(self.v.len());
+        let part = self.v.get_mut(lo..hi)?;
+        let (_, x, _) = part.select_nth_unstable_by(k.checked_sub(lo)?, f64::total_cmp);
+        let x = *x;
+        self.fixed.insert(at, k);
+        Some(x)
     }
-    let (_, x, _) = v.select_nth_unstable_by(k, f64::total_cmp);
-    Some(*x)
-}
 
-/// The value at a 1-based, possibly fractional rank of the values, interpolated and clamped.
-fn at_rank(v: &mut [f64], rank: f64) -> Option<f64> {
-    let n = v.len();
-    if n == 0 {
-        return None;
+    fn median(&mut self) -> Option<f64> {
+        let n = self.v.len();
+        match n {
+            0 => None,
+            n if n % 2 == 1 => self.kth(n / 2),
+            n => Some((self.kth(n / 2 - 1)? + self.kth(n / 2)?) / 2.0),
+        }
     }
-    let r = if rank.is_finite() { rank.clamp(1.0, n as f64) } else { 1.0 };
-    let i = r.floor() as usize - 1;
-    let frac = r - r.floor();
-    let a = kth(v, i)?;
-    let b = kth(v, i + 1).unwrap_or(a);
-    Some(finite_or(a + frac * (b - a), a))
+
+    /// The value at a 1-based, possibly fractional rank, interpolated and clamped.
+    fn at_rank(&mut self, rank: f64) -> Option<f64> {
+        let n = self.v.len();
+        if n == 0 {
+            return None;
+        }
+        let r = if rank.is_finite() { rank.clamp(1.0, n as f64) } else { 1.0 };
+        let i = r.floor() as usize - 1;
+        let frac = r - r.floor();
+        let a = self.kth(i)?;
+        let b = self.kth(i + 1).unwrap_or(a);
+        Some(finite_or(a + frac * (b - a), a))
+    }
 }
 
 /// Residuals of the points around the Theil–Sen line through them (intercept = median of
@@ -189,4 +220,25 @@ pub(super) fn finite_or(x: f64, fallback: f64) -> f64 {
 
 pub(super) fn finite_or_zero(x: f64) -> f64 {
     finite_or(x, 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever the order of the questions, each answer is the value a full sort puts there.
+    #[test]
+    fn ranks_are_those_of_a_sort() {
+        let values: Vec<f64> = (0..1001).map(|i| ((i * 7919) % 1009) as f64 / 7.0 - 50.0).collect();
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        for ks in [vec![500, 10, 11, 990, 991, 1000], vec![0, 1000, 3, 2, 500], vec![1000, 999]] {
+            let mut v = values.clone();
+            let mut r = Ranks { v: &mut v, fixed: Vec::new() };
+            for k in ks {
+                assert_eq!(r.kth(k), Some(sorted[k]), "rank {k}");
+            }
+            assert_eq!(r.kth(1001), None);
+        }
+    }
 }
