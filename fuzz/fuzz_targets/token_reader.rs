@@ -1,7 +1,7 @@
 //! The token-file reader and what consumes its result: the input is written as `tokens.json`
 //! (mode 0600) and read back with `tokens::load`; the loaded tokens are checked for freshness and
 //! merged with a token-endpoint answer parsed from the same bytes (`oauth::parse_grant`), as a
-//! refresh would. The same bytes are also read as the pending OAuth-state file.
+//! refresh would. The same bytes are also read as the pending sign-ins file.
 //!
 //! Invariants: no panic or arithmetic overflow (debug assertions are on in fuzz builds); a merged
 //! pair always has an access and a refresh token; `Debug` output does not depend on the secrets.
@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use withings_mcp::store::tokens;
+use withings_mcp::store::{pending, tokens};
 use withings_mcp::withings::oauth;
 
 const NOW: i64 = 1_764_500_000;
@@ -36,11 +36,11 @@ fn write_private(path: &std::path::Path, data: &[u8]) {
 
 fuzz_target!(|data: &[u8]| {
     let path = dir().join("tokens.json");
-    let state = tokens::pending_state_path(&path);
+    let state = pending::path(&path);
     write_private(&path, data);
     let loaded = tokens::load(&path);
     write_private(&state, data);
-    let _ = tokens::pending_state(&path, NOW);
+    let _ = pending::states(&path, NOW);
     // Nothing is left behind in /tmp but the (empty) per-process directory.
     let _ = (std::fs::remove_file(&path), std::fs::remove_file(&state));
 
