@@ -73,56 +73,62 @@ impl Engine {
         &self.ctx
     }
 
-    /// Handles one raw message (a stdio line or an HTTP body) and returns the reply text, if any.
+    /// Handles one raw message or batch (a stdio line or an HTTP body) and returns the reply
+    /// text, if any.
     pub fn handle_bytes(&mut self, bytes: &[u8]) -> Option<String> {
-        let reply = match parse(bytes) {
-            Ok(v) => self.handle_value(v),
+        let reply = match jsonrpc::parse(bytes) {
+            Ok(Value::Array(items)) => return self.handle_batch(items),
+            Ok(single) => self.handle_message(single),
             Err(e) => Some(jsonrpc::error(Value::Null, e)),
         };
         // `serde_json::to_string` writes bytes directly; `Display` would go through `fmt::Write`.
         reply.map(|v| serde_json::to_string(&v).unwrap_or_default())
     }
 
-    /// Handles one decoded message or batch.
-    pub fn handle_value(&mut self, v: Value) -> Option<Value> {
-        match v {
-            Value::Array(items) => self.handle_batch(items),
-            single => self.handle_message(single),
-        }
-    }
-
-    fn handle_batch(&mut self, items: Vec<Value>) -> Option<Value> {
+    /// Handles a batch (2025-03-26 only; at most `jsonrpc::MAX_BATCH` messages, which `parse`
+    /// ensures) and returns the reply text, if any. Each reply is written out as soon as it is
+    /// made, so at most one reply tree is alive at a time, not fifty.
+    pub fn handle_batch(&mut self, items: Vec<Value>) -> Option<String> {
+        let refused = |message: String| {
+            let e = RpcError::new(jsonrpc::INVALID_REQUEST, message);
+            serde_json::to_string(&jsonrpc::error(Value::Null, e)).ok()
+        };
         if self.negotiated != Some("2025-03-26") {
             let version = self.negotiated.unwrap_or("(none yet)");
-            let e = RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                format!(
-                    "invalid request: JSON-RPC batches are only allowed in protocol version 2025-03-26, not {version}"
-                ),
-            );
-            return Some(jsonrpc::error(Value::Null, e));
+            return refused(format!(
+                "invalid request: JSON-RPC batches are only allowed in protocol version 2025-03-26, not {version}"
+            ));
         }
         if items.is_empty() {
-            let e = RpcError::new(jsonrpc::INVALID_REQUEST, "invalid request: empty batch");
-            return Some(jsonrpc::error(Value::Null, e));
+            return refused("invalid request: empty batch".into());
         }
-        let replies: Vec<Value> = items
-            .into_iter()
-            .filter_map(|item| {
-                if item.get("method").and_then(Value::as_str) == Some("initialize") {
+        let mut out = b"[".to_vec();
+        for item in items {
+            let initialize = item.get("method").and_then(Value::as_str) == Some("initialize");
+            let reply = match (out.len() > jsonrpc::MAX_BATCH_REPLY, initialize) {
+                (true, _) => not_run(item),
+                (false, true) => {
                     let id = item.get("id").cloned().unwrap_or(Value::Null);
                     let e = RpcError::new(
                         jsonrpc::INVALID_REQUEST,
                         "invalid request: initialize must not be part of a batch",
                     );
-                    return Some(jsonrpc::error(id, e));
+                    Some(jsonrpc::error(id, e))
                 }
-                self.handle_message(item)
-            })
-            .collect();
-        match replies.is_empty() {
-            true => None,
-            false => Some(Value::Array(replies)),
+                (false, false) => self.handle_message(item),
+            };
+            if let Some(reply) = reply {
+                if out.len() > 1 {
+                    out.push(b',');
+                }
+                // Writing a `Value` to a Vec cannot fail.
+                let _ = serde_json::to_writer(&mut out, &reply);
+            }
+        }
+        out.push(b']');
+        match out.len() {
+            2 => None,
+            _ => String::from_utf8(out).ok(),
         }
     }
 
@@ -267,8 +273,9 @@ impl Engine {
         let Some(tool) = tools::find(name) else {
             return Err(RpcError::invalid_params(format!("Unknown tool: {name}")));
         };
-        let args = params.get("arguments").cloned().unwrap_or(Value::Null);
-        Ok(tool_result(&self.ctx, tool, &args))
+        // Borrowed, not cloned: the arguments may be a tree of up to `jsonrpc::MAX_ITEMS` values.
+        let args = params.get("arguments").unwrap_or(&Value::Null);
+        Ok(tool_result(&self.ctx, tool, args))
     }
 
     fn read_resource(&mut self, params: &Map<String, Value>, era: Era) -> Result<Value, RpcError> {
@@ -304,6 +311,22 @@ impl Engine {
             }
             Err(e) => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("reading {uri} failed: {e}"))),
         }
+    }
+}
+
+/// The answer to a batch entry left unrun because the batch's replies are already too large.
+fn not_run(item: Value) -> Option<Value> {
+    let e = RpcError::new(
+        jsonrpc::INVALID_REQUEST,
+        format!(
+            "invalid request: not run, because the replies to this batch already exceed {} MiB; send it again on its own",
+            jsonrpc::MAX_BATCH_REPLY >> 20
+        ),
+    );
+    match jsonrpc::classify(item) {
+        Ok(Message::Request { id, .. }) => Some(jsonrpc::error(id, e)),
+        Ok(Message::Notification { .. } | Message::Response) => None,
+        Err((id, e)) => Some(jsonrpc::error(id, e)),
     }
 }
 
@@ -373,17 +396,6 @@ pub fn with_demo_flag(ctx: &Ctx, mut v: Value) -> Value {
 }
 
 const LEVELS: &[&str] = &["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
-
-/// Parses a message, mapping invalid UTF-8 and invalid JSON to a parse error that says which.
-pub fn parse(bytes: &[u8]) -> Result<Value, RpcError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        RpcError::new(
-            jsonrpc::PARSE_ERROR,
-            format!("parse error: message is not valid UTF-8 (at byte {})", e.valid_up_to()),
-        )
-    })?;
-    serde_json::from_str(text).map_err(|e| RpcError::new(jsonrpc::PARSE_ERROR, format!("parse error: {e}")))
-}
 
 fn era_of(params: &Map<String, Value>) -> Result<Era, RpcError> {
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else {

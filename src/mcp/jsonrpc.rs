@@ -17,6 +17,73 @@ pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 /// 2026-07-28: the per-request protocol version is not supported.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
+/// The largest message accepted on either transport (1 MiB): a stdio line or an HTTP body.
+pub const MAX_MESSAGE: usize = 1024 * 1024;
+/// The most messages in one batch (CONTRACT §8.1).
+pub const MAX_BATCH: usize = 50;
+/// A batch stops running its requests once its replies pass this size; the rest are answered
+/// with an error each. Fifty list calls of 1,000 records would make 92 MB of replies; this keeps
+/// a batch within the memory bound with room for the one call being run (about 25 MiB).
+pub const MAX_BATCH_REPLY: usize = 8 * 1024 * 1024;
+/// The most items (values and object entries) in one message. Far above any request we serve,
+/// and what keeps a hostile 1 MiB message from becoming a tree of 40 MB or more (a `Value` is
+/// 80 bytes, and `[0,0,0,…]` spends two bytes of text on each), cloned once more on its way in.
+pub const MAX_ITEMS: usize = 100_000;
+
+/// Parses one message or batch from raw bytes: invalid UTF-8 and invalid JSON are parse errors
+/// that say which. A batch of more than `MAX_BATCH` messages, or a message of more than
+/// `MAX_ITEMS` items, is one invalid-request error, found before any value is built.
+pub fn parse(bytes: &[u8]) -> Result<Value, RpcError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        RpcError::new(
+            PARSE_ERROR,
+            format!("parse error: message is not valid UTF-8 (at byte {})", e.valid_up_to()),
+        )
+    })?;
+    check_size(bytes)?;
+    serde_json::from_str(text).map_err(|e| RpcError::new(PARSE_ERROR, format!("parse error: {e}")))
+}
+
+/// Counts what a JSON text would build, without building it: the items (an opening bracket
+/// or a comma outside strings starts one) and, for an array at the top, its elements.
+fn check_size(bytes: &[u8]) -> Result<(), RpcError> {
+    let top_array = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    let (mut depth, mut items, mut entries) = (0usize, 1usize, 1usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in bytes {
+        match (in_string, escaped, b) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'[' | b'{') => {
+                depth += 1;
+                items += 1;
+            }
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            (false, _, b',') => {
+                items += 1;
+                entries += usize::from(top_array && depth == 1);
+            }
+            (false, _, _) => {}
+        }
+        if items > MAX_ITEMS && entries <= MAX_BATCH {
+            return Err(RpcError::new(
+                INVALID_REQUEST,
+                format!("invalid request: a message may hold at most {MAX_ITEMS} JSON values and entries"),
+            ));
+        }
+    }
+    match entries > MAX_BATCH {
+        true => Err(RpcError::new(
+            INVALID_REQUEST,
+            format!("invalid request: a batch holds at most {MAX_BATCH} messages, this one {entries}"),
+        )),
+        false => Ok(()),
+    }
+}
+
 /// A JSON-RPC error: code, message and optional data.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
@@ -120,6 +187,42 @@ pub fn error(id: Value, e: RpcError) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 11: a batch of 1,000 `tools/list` took the process to 716 MB, and 20,778 entries in
+    /// 1 MiB aborted it; oversized batches and messages are now refused before parsing.
+    #[test]
+    fn oversized_batches_and_messages_are_refused_before_parsing() {
+        let batch =
+            |n: usize| format!("[{}]", vec![r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#; n].join(","));
+        assert_eq!(
+            parse(batch(MAX_BATCH).as_bytes()).map(|v| v.as_array().map(Vec::len)),
+            Ok(Some(MAX_BATCH))
+        );
+        for n in [MAX_BATCH + 1, 5000] {
+            let e = parse(batch(n).as_bytes()).unwrap_err();
+            assert_eq!(e.code, INVALID_REQUEST);
+            assert!(
+                e.message.contains("at most 50 messages") && e.message.contains(&n.to_string()),
+                "{}",
+                e.message
+            );
+        }
+        // Commas, brackets and escaped quotes inside strings are text, not structure.
+        let tricky = r#"  [{"jsonrpc":"2.0","id":"a,b,[{","method":"p\",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"}]"#;
+        assert_eq!(parse(tricky.as_bytes()).map(|v| v.as_array().map(Vec::len)), Ok(Some(1)));
+        let nested = format!(r#"[{{"params":{{"x":[{}]}}}}]"#, vec!["0"; 1000].join(","));
+        assert!(parse(nested.as_bytes()).is_ok(), "only the top level counts as the batch");
+        let wide = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":[{}]}}}}"#,
+            vec!["0"; MAX_ITEMS].join(",")
+        );
+        let e = parse(wide.as_bytes()).unwrap_err();
+        assert!(e.code == INVALID_REQUEST && e.message.contains("at most 100000"), "{}", e.message);
+        let fits = format!(r#"{{"params":{{"x":[{}]}}}}"#, vec!["0"; MAX_ITEMS - 10].join(","));
+        assert!(parse(fits.as_bytes()).is_ok());
+        assert_eq!(parse(b"\xff").unwrap_err().code, PARSE_ERROR);
+        assert_eq!(parse(b"[1,").unwrap_err().code, PARSE_ERROR);
+    }
 
     #[test]
     fn classifies_requests_notifications_and_bad_shapes() {

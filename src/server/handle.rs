@@ -3,14 +3,15 @@
 
 use serde_json::Value;
 
-use crate::mcp::dispatch::{self, Engine, META_VERSION, STATELESS};
+use crate::mcp::dispatch::{Engine, META_VERSION, STATELESS};
 use crate::mcp::jsonrpc::{self, RpcError};
 use crate::server::route::{Headers, Reply, header};
 use crate::tools::Ctx;
 
 /// Handles the body of `POST /mcp` for the protocol version named by the header.
 pub fn handle_mcp(ctx: &Ctx, version: Option<&'static str>, headers: &Headers, body: &[u8]) -> Reply {
-    let message = match dispatch::parse(body) {
+    // Invalid JSON, an oversized batch or an oversized message: refused before anything is built.
+    let message = match jsonrpc::parse(body) {
         Ok(v) => v,
         Err(e) => return Reply::rpc_error(400, e),
     };
@@ -31,9 +32,15 @@ pub fn handle_mcp(ctx: &Ctx, version: Option<&'static str>, headers: &Headers, b
         return Reply::rpc_error(400, e);
     }
     let mut engine = Engine::http(ctx.clone(), version.filter(|v| *v != STATELESS));
-    match engine.handle_value(message) {
-        None => Reply::empty(202),
-        Some(reply) => Reply::json(status_for(&reply, stateless), &reply),
+    match message {
+        Value::Array(items) => match engine.handle_batch(items) {
+            None => Reply::empty(202),
+            Some(text) => Reply::json_text(200, text.into_bytes()),
+        },
+        single => match engine.handle_message(single) {
+            None => Reply::empty(202),
+            Some(reply) => Reply::json(status_for(&reply, stateless), &reply),
+        },
     }
 }
 

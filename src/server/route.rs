@@ -11,8 +11,8 @@ use crate::VERSION;
 use crate::mcp::dispatch::{self, HANDSHAKE_VERSIONS, STATELESS};
 use crate::mcp::jsonrpc::{self, RpcError};
 
-/// The largest request body accepted (1 MiB).
-pub const BODY_LIMIT: usize = 1024 * 1024;
+/// The largest request body accepted: the largest message, as on stdio (1 MiB).
+pub const BODY_LIMIT: usize = jsonrpc::MAX_MESSAGE;
 
 /// One HTTP response, before serialisation.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,11 +24,12 @@ pub struct Reply {
 
 impl Reply {
     pub fn json(status: u16, v: &Value) -> Reply {
-        Reply {
-            status,
-            headers: vec![("Content-Type", "application/json".into())],
-            body: serde_json::to_vec(&v).unwrap_or_default(),
-        }
+        Reply::json_text(status, serde_json::to_vec(&v).unwrap_or_default())
+    }
+
+    /// A JSON body already written out.
+    pub fn json_text(status: u16, body: Vec<u8>) -> Reply {
+        Reply { status, headers: vec![("Content-Type", "application/json".into())], body }
     }
 
     pub fn empty(status: u16) -> Reply {

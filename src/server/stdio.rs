@@ -14,8 +14,9 @@ use crate::mcp::dispatch::Engine;
 use crate::mcp::jsonrpc;
 use crate::{Error, Result};
 
-/// The largest message accepted on one line (4 MiB): far above any MCP request we serve.
-pub const MAX_LINE: usize = 4 * 1024 * 1024;
+/// The largest message accepted on one line (1 MiB, as over HTTP): far above any MCP request we
+/// serve, and small enough that its parse stays well inside the memory bound (CONTRACT §8.1).
+pub const MAX_LINE: usize = jsonrpc::MAX_MESSAGE;
 
 /// Serves until EOF on `input`. Returns Ok on EOF and when `output` is closed by the client.
 pub fn serve<R: Read>(engine: &mut Engine, input: &mut BufReader<R>, output: &mut dyn Write) -> Result<()> {

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::http::{TOKEN, exchange, start};
+use crate::stdio::vm_hwm_kib;
 
 const REQUESTS: usize = 10_000;
 const CLIENTS: usize = 4;
@@ -66,15 +67,6 @@ fn good_request(port: u16, i: usize) -> Result<(), String> {
         true => Ok(()),
         false => Err(format!("request {i}: {status} {v}")),
     }
-}
-
-fn vm_hwm_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
 }
 
 #[test]

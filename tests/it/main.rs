@@ -4,6 +4,7 @@
 
 mod access;
 mod apps;
+mod bounds;
 mod briefs;
 mod concurrency;
 mod data;

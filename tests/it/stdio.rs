@@ -34,6 +34,16 @@ pub fn command(env: &[(&str, &str)]) -> Command {
     cmd
 }
 
+/// The peak resident memory (`VmHWM`) of a running process, in KiB.
+pub fn vm_hwm_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
 #[cfg(feature = "conformance")]
 pub const CONFORMANCE: (&str, &str) = ("WITHINGS_MCP_CONFORMANCE", "1");
 
@@ -180,12 +190,7 @@ fn a_10_mib_line_gets_a_clear_error_in_bounded_memory() {
     let second: Value = serde_json::from_str(&second).unwrap();
     assert_eq!(second["id"], 2, "the next request is served");
     // The child is still alive (stdin open): its peak RSS must stay far below the line size x 4.
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
-    let hwm_kib: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .map(|v| v.trim().trim_end_matches("kB").trim().parse().unwrap())
-        .unwrap();
+    let hwm_kib = vm_hwm_kib(child.id());
     assert!(hwm_kib < 40 * 1024, "peak RSS {hwm_kib} KiB");
     drop(writer.join().unwrap());
     assert!(child.wait().unwrap().success());
