@@ -6,7 +6,8 @@
 //!
 //! Invariants: no panic; statuses are valid HTTP codes; a JSON reply body is valid JSON; a request
 //! is only routed when its Host is a loopback name and any Origin is a loopback origin (checked
-//! against a small independent oracle, against DNS rebinding); bodies over the limit are refused.
+//! against a small independent oracle, against DNS rebinding); `POST /mcp` is only routed with
+//! the bearer token; bodies over the limit are refused.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -86,13 +87,20 @@ fuzz_target!(|data: &[u8]| {
         }
         let _ = (http::content_type_ok(v), http::accept_ok(v), decode_name(v));
     }
-    match http::precheck(&method, &url, &headers) {
+    // With a token, `POST /mcp` is routed only when the request carries it.
+    const TOKEN: &str = "fuzz-token";
+    if let Ok(Route::Mcp(_)) = http::precheck(&method, &url, &headers, Some(TOKEN)) {
+        let auth = get("authorization").unwrap_or("");
+        assert!(auth.len() > TOKEN.len() && auth.ends_with(TOKEN), "routed with {auth:?}");
+    }
+    // Without one (`--no-token`), so that the body handling is reached.
+    match http::precheck(&method, &url, &headers, None) {
         Err(reply) => check_reply(&reply),
         Ok(route) => {
             assert!(get("host").is_some_and(loopback_host), "routed with host {:?}", get("host"));
             assert!(get("origin").is_none_or(|o| http::origin_ok(o)));
             if let Route::Mcp(version) = route {
-                // serve_one refuses a longer body before reading it all.
+                // serve_conn refuses a longer body before reading it all.
                 if body.len() <= BODY_LIMIT {
                     check_reply(&handle_mcp(&ctx(), version, &headers, body));
                 }
