@@ -22,7 +22,7 @@ pub struct Canvas {
 impl Canvas {
     /// A canvas filled with `background`.
     pub fn new(width: u32, height: u32, background: Rgb) -> Canvas {
-        let pixels = background.iter().copied().cycle().take(width as usize * height as usize * 3).collect();
+        let pixels = background.repeat(width as usize * height as usize);
         Canvas { width, height, pixels }
     }
 
@@ -47,29 +47,26 @@ impl Canvas {
     /// implicitly; contours are oriented alike first, so overlapping ones never cancel out.
     pub fn fill(&mut self, contours: &[Vec<Pt>], color: Rgb, opacity: f64) {
         let opacity = if opacity.is_finite() { opacity.clamp(0.0, 1.0) } else { 0.0 };
-        let mut edges = edges_of(contours);
+        let edges = edges_of(contours);
         if edges.is_empty() || opacity == 0.0 {
             return;
         }
-        edges.sort_by(|a, b| a.y0.total_cmp(&b.y0));
         let y_min = edges.iter().map(|e| e.y0).fold(f64::INFINITY, f64::min).max(0.0);
         let y_max = edges.iter().map(|e| e.y1).fold(f64::NEG_INFINITY, f64::max).min(f64::from(self.height));
         if y_min.partial_cmp(&y_max) != Some(std::cmp::Ordering::Less) {
             return;
         }
+        let (first, rows) = (y_min.floor() as usize, y_max.ceil() as usize);
+        let starts = by_start_row(&edges, first, rows);
         let width = self.width as usize;
         let mut cover = vec![0f32; width + 1];
         let mut active: Vec<usize> = Vec::new();
-        let mut next = 0;
         let mut crossings: Vec<(f64, i32)> = Vec::new();
-        for py in (y_min.floor() as usize)..(y_max.ceil() as usize) {
+        for py in first..rows {
+            active.extend(starts.get(py - first).into_iter().flatten());
             let (mut lo, mut hi) = (width, 0);
             for s in 0..SUB {
                 let sy = py as f64 + (s as f64 + 0.5) / SUB as f64;
-                while edges.get(next).is_some_and(|e| e.y0 <= sy) {
-                    active.push(next);
-                    next += 1;
-                }
                 active.retain(|&i| edges.get(i).is_some_and(|e| e.y1 > sy));
                 crossings.clear();
                 for e in active.iter().filter_map(|&i| edges.get(i)) {
@@ -77,7 +74,7 @@ impl Canvas {
                         crossings.push((e.x0 + (sy - e.y0) * e.slope, e.dir));
                     }
                 }
-                crossings.sort_by(|a, b| a.0.total_cmp(&b.0));
+                insertion_sort(&mut crossings);
                 let mut winding = 0;
                 let mut start = 0.0;
                 for &(x, dir) in &crossings {
@@ -132,8 +129,8 @@ impl Canvas {
                 }
             }
         }
-        for v in cover.iter_mut().take(hi + 1).skip(lo) {
-            *v = 0.0;
+        if let Some(touched) = cover.get_mut(lo..(hi + 1).min(cover.len())) {
+            touched.fill(0.0);
         }
     }
 }
@@ -233,6 +230,31 @@ fn edges_of(contours: &[Vec<Pt>]) -> Vec<Edge> {
     edges
 }
 
+/// Edge indices by the pixel row where each starts (rows from `first`; an edge starting above
+/// the canvas counts in the first row). A bucket pass, not a sort: cheaper, and no sort code.
+fn by_start_row(edges: &[Edge], first: usize, rows: usize) -> Vec<Vec<usize>> {
+    let mut starts = vec![Vec::new(); rows.saturating_sub(first)];
+    for (i, e) in edges.iter().enumerate() {
+        let row = (e.y0.max(0.0).floor() as usize).max(first) - first;
+        if let Some(bucket) = starts.get_mut(row) {
+            bucket.push(i);
+        }
+    }
+    starts
+}
+
+/// Sorts a scanline's few crossings by x. Insertion sort: they come nearly sorted, and a
+/// generic sort would add kilobytes of code to the binary for this one use.
+fn insertion_sort(v: &mut [(f64, i32)]) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v.get(j - 1).zip(v.get(j)).is_some_and(|(a, b)| a.0 > b.0) {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 /// Adds coverage `w` over `[a, b)` of a pixel row, fractional at both ends. Returns the pixel
 /// range touched.
 fn add_span(cover: &mut [f32], a: f64, b: f64, w: f32) -> (usize, usize) {
@@ -250,8 +272,8 @@ fn add_span(cover: &mut [f32], a: f64, b: f64, w: f32) -> (usize, usize) {
         if let Some(c) = cover.get_mut(ia) {
             *c += (ia as f64 + 1.0 - a) as f32 * w;
         }
-        for c in cover.iter_mut().take(ib).skip(ia + 1) {
-            *c += w;
+        if let Some(inside) = cover.get_mut(ia + 1..ib) {
+            inside.iter_mut().for_each(|c| *c += w);
         }
         if let Some(c) = cover.get_mut(ib) {
             *c += (b - ib as f64) as f32 * w;

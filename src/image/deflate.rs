@@ -51,6 +51,8 @@ const HASH_BITS: u32 = 15;
 const MAX_CHAIN: usize = 64;
 /// A match this long is taken at once without looking further.
 const GOOD_MATCH: usize = 128;
+/// Positions inside a match longer than this are not all added to the hash chains.
+const LONG_MATCH: usize = 32;
 /// Tokens per block: each block gets Huffman codes fitted to its own statistics.
 const BLOCK_TOKENS: usize = 16_384;
 const NONE: u32 = u32::MAX;
@@ -111,7 +113,11 @@ fn lz77(data: &[u8]) -> Vec<Token> {
         }
         if len >= MIN_MATCH {
             tokens.push(Token { len: len as u16, dist: dist as u16 });
-            for j in i + 1..i + len {
+            // Inside a long match (a run of background) every position would hash alike; the
+            // last few are enough for what follows to find it, and inserting all of them was
+            // most of the time spent on a chart.
+            let from = if len > LONG_MATCH { i + len - MIN_MATCH } else { i + 1 };
+            for j in from..i + len {
                 insert(j, &mut head, &mut prev);
             }
             i += len;
@@ -263,7 +269,14 @@ fn code_lengths(freq: &[u32], limit: u8) -> Vec<u8> {
 fn huffman_lengths(freq: &[u32]) -> Vec<u8> {
     let mut leaves: Vec<(u32, usize)> =
         freq.iter().enumerate().filter(|(_, f)| **f > 0).map(|(s, f)| (*f, s)).collect();
-    leaves.sort_unstable();
+    // At most 286 symbols: an insertion sort is quick enough and adds no generic sort code.
+    for i in 1..leaves.len() {
+        let mut j = i;
+        while j > 0 && leaves.get(j - 1).zip(leaves.get(j)).is_some_and(|(a, b)| a > b) {
+            leaves.swap(j - 1, j);
+            j -= 1;
+        }
+    }
     let m = leaves.len();
     // Nodes 0..m are leaves, m.. internal nodes in creation order (the root is last).
     let mut weight: Vec<u64> = leaves.iter().map(|l| u64::from(l.0)).collect();

@@ -35,7 +35,7 @@ const LIST_TOOLS: [&str; 6] = [
     "withings_list_sleep",
 ];
 
-const METRICS: [&str; 10] = [
+pub(crate) const METRICS: [&str; 10] = [
     "weight",
     "fat_ratio",
     "fat_mass",

@@ -9,21 +9,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::demo::{CHART_AFTER, CHART_BEFORE, NOW, TZ, assert_no_bad_numbers, demo, golden};
+use crate::demo::{CHART_AFTER, CHART_BEFORE, METRICS, NOW, TZ, assert_no_bad_numbers, demo, golden};
 use crate::fake::{TempHome, run};
-
-const METRICS: [&str; 10] = [
-    "weight",
-    "fat_ratio",
-    "fat_mass",
-    "muscle_mass",
-    "resting_hr",
-    "systolic",
-    "diastolic",
-    "sleep_duration",
-    "sleep_score",
-    "steps",
-];
 
 /// `--demo chart ARGS` in `home` (also the working directory): exit code, raw stdout, stderr.
 fn chart(home: &TempHome, args: &[&str]) -> (i32, Vec<u8>, String) {
