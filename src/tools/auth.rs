@@ -19,18 +19,8 @@ pub fn tools() -> Vec<Tool> {
             title: "Withings connection status",
             description: "Local setup and token state: configuration, token file, expiry, refresh token and scopes. \
                 Never calls Withings and never reveals a secret. Call this first when a data tool fails.",
-            input_schema: input(Map::new(), &[]),
-            output_schema: json!({
-                "type": "object",
-                "required": ["ready", "demo", "checks", "next_steps"],
-                "properties": {
-                    "ready": {"type": "boolean"},
-                    "demo": {"type": "boolean"},
-                    "token_path": {"type": "string"},
-                    "checks": checks_schema(),
-                    "next_steps": {"type": "array", "items": {"type": "string"}}
-                }
-            }),
+            input_schema: schema(NO_ARGUMENTS),
+            output_schema: schema(STATUS_OUTPUT),
             annotations: Annotations::LOCAL_READ,
             handler: connection_status,
         },
@@ -40,18 +30,8 @@ pub fn tools() -> Vec<Tool> {
             description: "Returns the Withings authorization URL with a fresh random state (128 bits), pending for 15 \
                 minutes. The user opens it, approves, and is redirected to the configured redirect URI; pass that \
                 whole redirect URL to withings_exchange_code within 30 seconds. Needs WITHINGS_CLIENT_ID.",
-            input_schema: input(Map::new(), &[]),
-            output_schema: json!({
-                "type": "object",
-                "required": ["auth_url", "redirect_uri", "scopes", "next_step"],
-                "properties": {
-                    "auth_url": {"type": "string"},
-                    "state": {"type": "string"},
-                    "redirect_uri": {"type": "string"},
-                    "scopes": {"type": "array", "items": {"type": "string"}},
-                    "next_step": {"type": "string"}
-                }
-            }),
+            input_schema: schema(NO_ARGUMENTS),
+            output_schema: schema(AUTH_URL_OUTPUT),
             annotations: Annotations {
                 read_only: false,
                 destructive: false,
@@ -67,26 +47,8 @@ pub fn tools() -> Vec<Tool> {
                 withings_get_auth_url for tokens and stores them locally (0600). Only after the user explicitly \
                 approved access. Codes live 30 seconds and work once. A state must match a pending sign-in; a bare \
                 code is refused while a sign-in is pending or an account is connected. Returns no token.",
-            input_schema: input(
-                props(&[(
-                    "code",
-                    json!({"type": "string", "minLength": 1, "maxLength": 4096,
-                    "description": "the full redirect URL containing ?code=…&state=… (a bare code only for a first connection with nothing pending)"}),
-                )]),
-                &["code"],
-            ),
-            output_schema: json!({
-                "type": "object",
-                "required": ["ok", "token_path", "state_checked"],
-                "properties": {
-                    "ok": {"type": "boolean"},
-                    "token_path": {"type": "string"},
-                    "scope": {"type": "string"},
-                    "expires_at": {"type": "integer"},
-                    "state_checked": {"type": "boolean"},
-                    "next_step": {"type": "string"}
-                }
-            }),
+            input_schema: schema(EXCHANGE_INPUT),
+            output_schema: schema(EXCHANGE_OUTPUT),
             annotations: Annotations {
                 read_only: false,
                 destructive: false,
@@ -101,25 +63,8 @@ pub fn tools() -> Vec<Tool> {
             description: "Disconnects this app from the user's Withings account: a signed upstream `revoke`, then \
                 deletion of the local tokens. Requires explicit_user_intent: true, set only when the user asked to \
                 disconnect.",
-            input_schema: input(
-                props(&[(
-                    "explicit_user_intent",
-                    json!({"type": "boolean",
-                    "description": "must be true: the user explicitly asked to disconnect"}),
-                )]),
-                &[],
-            ),
-            output_schema: json!({
-                "type": "object",
-                "required": ["ok", "upstream_revoked", "local_tokens_deleted", "token_path"],
-                "properties": {
-                    "ok": {"type": "boolean"},
-                    "upstream_revoked": {"type": "boolean"},
-                    "upstream_detail": {"type": "string"},
-                    "local_tokens_deleted": {"type": "boolean"},
-                    "token_path": {"type": "string"}
-                }
-            }),
+            input_schema: schema(REVOKE_INPUT),
+            output_schema: schema(REVOKE_OUTPUT),
             annotations: Annotations {
                 read_only: false,
                 destructive: true,
@@ -131,13 +76,45 @@ pub fn tools() -> Vec<Tool> {
     ]
 }
 
-fn checks_json(checks: &[Check]) -> Value {
-    Value::Array(checks.iter().map(|c| json!({"id": c.id, "ok": c.ok, "detail": c.detail})).collect())
+// The schemas are JSON text, parsed when the catalogue is built: a `json!` literal compiles to code
+// that builds every entry one by one, about 3 KB per tool in the static binary; the text is a
+// few hundred bytes. A unit test parses each one.
+
+const NO_ARGUMENTS: &str = r#"{"type": "object", "additionalProperties": false, "properties": {"response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": []}"#;
+
+const STATUS_OUTPUT: &str = r#"{"type": "object", "required": ["ready", "demo", "checks", "next_steps"], "properties": {
+    "ready": {"type": "boolean"}, "demo": {"type": "boolean"}, "token_path": {"type": "string"},
+    "checks": {"type": "array", "items": {"type": "object", "required": ["id", "ok", "detail"], "properties": {
+        "id": {"type": "string"}, "ok": {"type": "boolean"}, "detail": {"type": "string"}}}},
+    "next_steps": {"type": "array", "items": {"type": "string"}}}}"#;
+
+const AUTH_URL_OUTPUT: &str = r#"{"type": "object", "required": ["auth_url", "redirect_uri", "scopes", "next_step"],
+    "properties": {"auth_url": {"type": "string"}, "state": {"type": "string"}, "redirect_uri": {"type": "string"},
+    "scopes": {"type": "array", "items": {"type": "string"}}, "next_step": {"type": "string"}}}"#;
+
+const EXCHANGE_INPUT: &str = r#"{"type": "object", "additionalProperties": false, "properties": {
+    "code": {"type": "string", "minLength": 1, "maxLength": 4096, "description":
+        "the full redirect URL containing ?code=…&state=… (a bare code only for a first connection with nothing pending)"},
+    "response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": ["code"]}"#;
+
+const EXCHANGE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "token_path", "state_checked"], "properties": {
+    "ok": {"type": "boolean"}, "token_path": {"type": "string"}, "scope": {"type": "string"},
+    "expires_at": {"type": "integer"}, "state_checked": {"type": "boolean"}, "next_step": {"type": "string"}}}"#;
+
+const REVOKE_INPUT: &str = r#"{"type": "object", "additionalProperties": false, "properties": {
+    "explicit_user_intent": {"type": "boolean", "description": "must be true: the user explicitly asked to disconnect"},
+    "response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": []}"#;
+
+const REVOKE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "upstream_revoked", "local_tokens_deleted", "token_path"],
+    "properties": {"ok": {"type": "boolean"}, "upstream_revoked": {"type": "boolean"},
+    "upstream_detail": {"type": "string"}, "local_tokens_deleted": {"type": "boolean"}, "token_path": {"type": "string"}}}"#;
+
+fn schema(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
-fn checks_schema() -> Value {
-    json!({"type": "array", "items": {"type": "object", "required": ["id", "ok", "detail"],
-        "properties": {"id": {"type": "string"}, "ok": {"type": "boolean"}, "detail": {"type": "string"}}}})
+fn checks_json(checks: &[Check]) -> Value {
+    Value::Array(checks.iter().map(|c| json!({"id": c.id, "ok": c.ok, "detail": c.detail})).collect())
 }
 
 fn connection_status(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
@@ -259,19 +236,6 @@ fn render(structured: Value, markdown: String, args: &Map<String, Value>) -> Out
         false => markdown,
     };
     Output { structured, markdown, extra: Vec::new() }
-}
-
-fn props(items: &[(&str, Value)]) -> Map<String, Value> {
-    items.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
-}
-
-fn input(mut properties: Map<String, Value>, required: &[&str]) -> Value {
-    properties.insert(
-        "response_format".into(),
-        json!({"type": "string", "enum": ["markdown", "json"], "default": "markdown",
-            "description": "markdown for people, json for programs"}),
-    );
-    json!({"type": "object", "additionalProperties": false, "properties": properties, "required": required})
 }
 
 #[cfg(test)]
