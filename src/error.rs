@@ -29,6 +29,10 @@ pub enum Error {
     RateLimited { endpoint: String },
     /// The network failed (refused, reset, timeout, DNS, TLS, non-JSON gateway page).
     Transport { endpoint: String, message: String },
+    /// The call's deadline (`WITHINGS_CALL_DEADLINE`, `secs`) passed before `endpoint` answered.
+    Deadline { endpoint: String, secs: u64 },
+    /// The call would need more than `limit` upstream requests; `endpoint` was the next one.
+    Budget { endpoint: String, limit: usize },
     /// The command or feature is not available in this build or mode.
     Unavailable(String),
 }
@@ -121,6 +125,12 @@ impl Error {
         }
     }
 
+    /// True for the limits of a whole call (deadline, request budget): the call must end with
+    /// this error rather than degrade to a partial answer that would not say why.
+    pub fn ends_call(&self) -> bool {
+        matches!(self, Error::Deadline { .. } | Error::Budget { .. })
+    }
+
     /// True when the error is a closed pipe, which a CLI treats as success (`… | head`).
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
@@ -159,6 +169,16 @@ impl fmt::Display for Error {
                 write!(f, "withings {endpoint}: rate limited (status 601); try again in a minute")
             }
             Error::Transport { endpoint, message } => write!(f, "withings {endpoint}: {message}"),
+            Error::Deadline { endpoint, secs } => write!(
+                f,
+                "withings {endpoint} did not answer in time: the call's deadline of {secs} s passed \
+                 (WITHINGS_CALL_DEADLINE); try again later or ask for a shorter range"
+            ),
+            Error::Budget { endpoint, limit } => write!(
+                f,
+                "withings {endpoint}: this call would need more than {limit} requests to Withings (the limit \
+                 per call); narrow the range (`after`/`before`, or fewer `days`) and call again"
+            ),
             Error::Unavailable(m) => write!(f, "{m}"),
         }
     }

@@ -26,6 +26,8 @@ pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
             serde_json::from_str(text).map_err(|e| Error::Usage(format!("--json: not valid JSON: {e}")))?
         }
     };
+    // One command, one call: the deadline counts from here.
+    let ctx = &ctx.begin_call(None);
     let (value, code) = match tools::run(ctx, tool, &args) {
         Ok(out) if opts.markdown => {
             let text = match ctx.demo() {

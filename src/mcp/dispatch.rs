@@ -6,11 +6,14 @@
 //! `initialize`; results carry `resultType`, and list/read/discover results `ttlMs`/`cacheScope`.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use serde_json::{Map, Value, json};
 
 use crate::mcp::jsonrpc::{self, Message, RpcError};
+use crate::mcp::notify::{Notifier, Notify};
 use crate::tools::{self, Ctx, Output, conformance, prompts, resources};
+use crate::withings::budget::{Level, Sink};
 use crate::{Error, VERSION};
 
 /// The default (latest handshake-era) protocol version.
@@ -23,6 +26,7 @@ pub const STATELESS: &str = "2026-07-28";
 pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 const INSTRUCTIONS: &str = "Reads the user's own Withings data (body composition, sleep, activity, workouts, heart). \
 Start with withings_connection_status, then withings_daily_summary or withings_weekly_summary; use the \
@@ -42,9 +46,12 @@ pub struct Engine {
     transport: Transport,
     /// The version agreed by `initialize` (stdio), or taken from the HTTP header.
     negotiated: Option<&'static str>,
-    log_level: &'static str,
+    /// Set by `logging/setLevel`; no log notification is sent before.
+    log_level: Option<Level>,
     /// The client declared the MCP Apps extension at `initialize` (stdio sessions only).
     ui: bool,
+    /// Where notifications go during a call (stdio); `None` where there is no channel (HTTP).
+    notify: Option<Rc<dyn Notify>>,
 }
 
 /// The era a single request is served in.
@@ -57,7 +64,14 @@ enum Era {
 impl Engine {
     /// A stdio session: nothing is served before `initialize` except `ping` and stateless requests.
     pub fn stdio(ctx: Ctx) -> Engine {
-        Engine { ctx, transport: Transport::Stdio, negotiated: None, log_level: "info", ui: false }
+        Engine {
+            ctx,
+            transport: Transport::Stdio,
+            negotiated: None,
+            log_level: None,
+            ui: false,
+            notify: None,
+        }
     }
 
     /// One HTTP request: `version` is the validated `MCP-Protocol-Version` header (absent means
@@ -65,7 +79,12 @@ impl Engine {
     pub fn http(ctx: Ctx, version: Option<&str>) -> Engine {
         let negotiated =
             HANDSHAKE_VERSIONS.iter().copied().find(|v| Some(*v) == version).or(Some("2025-03-26"));
-        Engine { ctx, transport: Transport::Http, negotiated, log_level: "info", ui: false }
+        Engine { ctx, transport: Transport::Http, negotiated, log_level: None, ui: false, notify: None }
+    }
+
+    /// Lets calls send progress and log notifications through `notify` while they run (stdio).
+    pub fn set_notify(&mut self, notify: Option<Rc<dyn Notify>>) {
+        self.notify = notify;
     }
 
     /// The tool context (for transports that need configuration).
@@ -191,17 +210,8 @@ impl Engine {
         }
         match method {
             "logging/setLevel" => {
-                let level = params.get("level").and_then(Value::as_str).unwrap_or("");
-                match LEVELS.iter().find(|l| **l == level) {
-                    Some(l) => {
-                        self.log_level = l;
-                        Ok(json!({}))
-                    }
-                    None => Err(RpcError::invalid_params(format!(
-                        "invalid params: `level` must be one of {}, got `{level}`",
-                        LEVELS.join(", ")
-                    ))),
-                }
+                self.log_level = Some(level(params.get("level"), "level")?);
+                Ok(json!({}))
             }
             "resources/subscribe" | "resources/unsubscribe" => {
                 require_str(params, "uri")?;
@@ -275,7 +285,29 @@ impl Engine {
         };
         // Borrowed, not cloned: the arguments may be a tree of up to `jsonrpc::MAX_ITEMS` values.
         let args = params.get("arguments").unwrap_or(&Value::Null);
-        Ok(tool_result(&self.ctx, tool, args))
+        Ok(tool_result(&self.call_ctx(params)?, tool, args))
+    }
+
+    /// The context of one call that starts now: its deadline counts from here, and its
+    /// progress (with `_meta.progressToken`) and logs (at the session's level, or the request's
+    /// `_meta` level in 2026-07-28) go to the transport's channel, if it has one.
+    fn call_ctx(&self, params: &Map<String, Value>) -> Result<Ctx, RpcError> {
+        let meta = params.get("_meta").and_then(Value::as_object);
+        let token = match meta.and_then(|m| m.get("progressToken")) {
+            None | Some(Value::Null) => None,
+            Some(t @ (Value::String(_) | Value::Number(_))) => Some(t.clone()),
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "invalid params: `_meta.progressToken` must be a string or a number",
+                ));
+            }
+        };
+        let log_level = match meta.and_then(|m| m.get(META_LOG_LEVEL)) {
+            Some(v) => Some(level(Some(v), &format!("_meta.{META_LOG_LEVEL}"))?),
+            None => self.log_level,
+        };
+        let sink = self.notify.clone().and_then(|out| Notifier::new(out, token, log_level));
+        Ok(self.ctx.begin_call(sink.map(|n| Rc::new(n) as Rc<dyn Sink>)))
     }
 
     fn read_resource(&mut self, params: &Map<String, Value>, era: Era) -> Result<Value, RpcError> {
@@ -303,7 +335,7 @@ impl Engine {
             ));
         };
         let args = (res.args)();
-        match tools::run(&self.ctx, tool, &args) {
+        match tools::run(&self.call_ctx(params)?, tool, &args) {
             Ok(out) => {
                 let body = with_demo_flag(&self.ctx, out.structured);
                 let text = serde_json::to_string_pretty(&body).unwrap_or_default();
@@ -373,6 +405,8 @@ pub fn error_json(e: &Error) -> Value {
         Error::Api { .. } => ("withings_api", None),
         Error::RateLimited { .. } => ("rate_limited", None),
         Error::Transport { .. } => ("network", None),
+        Error::Deadline { .. } => ("deadline", None),
+        Error::Budget { .. } => ("request_budget", None),
         Error::Io { .. } => ("io", None),
         Error::Json { .. } => ("invalid_json", None),
         Error::Unavailable(_) => ("unavailable", None),
@@ -395,7 +429,17 @@ pub fn with_demo_flag(ctx: &Ctx, mut v: Value) -> Value {
     v
 }
 
-const LEVELS: &[&str] = &["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+/// A log level named by the client, or an error naming where it was given.
+fn level(v: Option<&Value>, name: &str) -> Result<Level, RpcError> {
+    let given = v.and_then(Value::as_str).unwrap_or("");
+    Level::parse(given).ok_or_else(|| {
+        let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+        RpcError::invalid_params(format!(
+            "invalid params: `{name}` must be one of {}, got `{given}`",
+            names.join(", ")
+        ))
+    })
+}
 
 fn era_of(params: &Map<String, Value>) -> Result<Era, RpcError> {
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else {

@@ -2,3 +2,4 @@
 
 pub mod dispatch;
 pub mod jsonrpc;
+pub mod notify;

@@ -174,7 +174,7 @@ mod tests {
     }
 
     fn ctx() -> Ctx {
-        Ctx { env: Env::from_pairs(&[("HOME", "/nonexistent")]), now: 0 }
+        Ctx::new(Env::from_pairs(&[("HOME", "/nonexistent")]), 0)
     }
 
     const POST: &[(&str, &str)] = &[

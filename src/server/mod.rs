@@ -39,8 +39,7 @@ pub fn run(ctx: &Ctx, opts: &Options) -> Result<u8> {
         false => {
             let mut engine = Engine::stdio(ctx.clone());
             let mut stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin());
-            let stdout = std::io::stdout();
-            stdio::serve(&mut engine, &mut stdin, &mut stdout.lock()).map(|()| 0)
+            stdio::serve(&mut engine, &mut stdin, std::io::stdout().lock()).map(|()| 0)
         }
     }
 }

@@ -45,11 +45,12 @@ pub enum Key {
     Port,
     AuthTimeout,
     NoRetry,
+    CallDeadline,
 }
 
 impl Key {
     /// Every key, in documentation order.
-    pub const ALL: [Key; 19] = [
+    pub const ALL: [Key; 20] = [
         Key::ClientId,
         Key::ClientSecret,
         Key::RedirectUri,
@@ -69,6 +70,7 @@ impl Key {
         Key::Port,
         Key::AuthTimeout,
         Key::NoRetry,
+        Key::CallDeadline,
     ];
 
     /// The variable's name, also its key in `config.json`.
@@ -93,6 +95,7 @@ impl Key {
             Key::Port => "WITHINGS_MCP_PORT",
             Key::AuthTimeout => "WITHINGS_AUTH_TIMEOUT",
             Key::NoRetry => "WITHINGS_NO_RETRY",
+            Key::CallDeadline => "WITHINGS_CALL_DEADLINE",
         }
     }
 

@@ -7,7 +7,6 @@ use crate::store::config::Key;
 use crate::store::{pending, tokens};
 use crate::tools::readiness::{Check, next_steps, readiness};
 use crate::tools::{Annotations, Ctx, Output, Tool, wants_json};
-use crate::withings::client::Client;
 use crate::withings::oauth;
 use crate::{Error, Result};
 
@@ -156,7 +155,7 @@ fn exchange_code(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     refuse_in_demo(ctx)?;
     let cfg = ctx.config()?;
     let input = args.get("code").and_then(Value::as_str).unwrap_or_default();
-    let mut client = Client::http(&ctx.env, &cfg, ctx.now)?;
+    let mut client = ctx.api_client(&cfg)?;
     let path = client.token_path().to_path_buf();
     let cb = oauth::parse_code_or_url(input)?;
     let states = pending::states(&path, ctx.now);
@@ -188,7 +187,7 @@ fn revoke_access(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     }
     refuse_in_demo(ctx)?;
     let cfg = ctx.config()?;
-    let mut client = Client::http(&ctx.env, &cfg, ctx.now)?;
+    let mut client = ctx.api_client(&cfg)?;
     let path = client.token_path().to_path_buf();
     let stored = tokens::load(&path)?;
     let userid = stored.as_ref().and_then(|t| t.userid.clone());
@@ -247,7 +246,7 @@ mod tests {
     fn ctx(home: &std::path::Path, extra: &[(&str, &str)]) -> Ctx {
         let mut pairs = vec![("HOME", home.to_str().unwrap())];
         pairs.extend_from_slice(extra);
-        Ctx { env: Env::from_pairs(&pairs), now: 1_000_000 }
+        Ctx::new(Env::from_pairs(&pairs), 1_000_000)
     }
 
     fn home(tag: &str) -> std::path::PathBuf {

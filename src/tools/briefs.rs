@@ -17,7 +17,6 @@ use crate::domain::{activity, heart, sleep};
 use crate::store;
 use crate::tools::data::{self, Settings, Source};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
-use crate::withings::client::Client;
 use crate::{Error, Result};
 
 /// The brief tools.
@@ -140,10 +139,10 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
         end_date: last,
     };
     let mut client = ctx.client(&s.cfg, zone)?;
-    let groups = data::fetch_groups(&mut client, &range).map_err(|e| e.to_string());
-    let sleep_body = fetch(&mut client, Source::SleepSummary, &range);
-    let activity_body = fetch(&mut client, Source::Activity, &range);
-    let heart_body = fetch(&mut client, Source::Heart, &range);
+    let groups = degrade(data::fetch_groups(&mut client, &range))?;
+    let sleep_body = degrade(data::fetch_all(&mut client, Source::SleepSummary, &range))?;
+    let activity_body = degrade(data::fetch_all(&mut client, Source::Activity, &range))?;
+    let heart_body = degrade(data::fetch_all(&mut client, Source::Heart, &range))?;
     let results = [&sleep_body, &activity_body, &heart_body];
     if groups.is_err()
         && results.iter().all(|r| r.is_err())
@@ -167,8 +166,14 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
     Ok((inputs, client.requests_sent()))
 }
 
-fn fetch(client: &mut Client, source: Source, range: &Range) -> std::result::Result<Value, String> {
-    data::fetch_all(client, source, range).map_err(|e| e.to_string())
+/// One domain: what it read, or why it failed (the brief degrades); the call's deadline or
+/// request budget ends the whole brief instead, since the domains after it cannot be read either.
+fn degrade<T>(read: Result<T>) -> Result<std::result::Result<T, String>> {
+    match read {
+        Ok(v) => Ok(Ok(v)),
+        Err(e) if e.ends_call() => Err(e),
+        Err(e) => Ok(Err(e.to_string())),
+    }
 }
 
 fn map<B, T>(body: &std::result::Result<B, String>, f: impl Fn(&B) -> Vec<T>) -> Fetch<T> {

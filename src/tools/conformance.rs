@@ -307,7 +307,7 @@ mod tests {
     use crate::tools::prompts;
 
     fn ctx() -> Ctx {
-        Ctx { env: Env::from_pairs(&[("HOME", "/nonexistent")]), now: 0 }
+        Ctx::new(Env::from_pairs(&[("HOME", "/nonexistent")]), 0)
     }
 
     fn find(name: &str) -> Tool {

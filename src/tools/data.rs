@@ -27,6 +27,10 @@ pub const MAX_LIMIT: i64 = 1000;
 pub const DEFAULT_LIMIT: i64 = 100;
 /// Withings serves sleep detail for at most 7 days per request.
 const SLEEP_DETAIL_WINDOW_SECS: i64 = 7 * 86_400;
+/// A sleep-detail offset is `window × WINDOW_SLOTS + position`: a continuation starts at the
+/// window where an answer stopped, without fetching the earlier ones again (a 7-day window holds
+/// at most 10,080 one-minute segments, far below the slots).
+const WINDOW_SLOTS: i64 = 1_000_000;
 
 // Withings returns only a default subset of fields unless asked (withings-api.md §3): a sleep
 // summary without `data_fields` has no sleep score and no heart rate. Ask for every field.
@@ -425,7 +429,20 @@ const INTERNAL_LIMIT: usize = 50_000;
 pub fn fetch_all(client: &mut Client, source: Source, range: &Range) -> Result<Value> {
     let spec = spec_of(source);
     let fetched = fetch(client, spec, range, INTERNAL_LIMIT, None)?;
+    whole(spec, fetched.budget_spent)?;
     Ok(body_of(spec, fetched.rows, fetched.timezone))
+}
+
+/// A brief or a trend over part of its range would not be what it says it is: a fetch that the
+/// request budget cut short is an error for them.
+fn whole(spec: &Spec, budget_spent: bool) -> Result<()> {
+    match budget_spent {
+        true => Err(Error::Budget {
+            endpoint: format!("{} {}", spec.path, spec.action),
+            limit: crate::withings::budget::MAX_REQUESTS,
+        }),
+        false => Ok(()),
+    }
 }
 
 /// Every measure group over a range, decoded in one pass from the answers' text: ten years of
@@ -438,6 +455,7 @@ pub fn fetch_groups(client: &mut Client, range: &Range) -> Result<Vec<MeasureGro
         INTERNAL_LIMIT,
         None,
     )?;
+    whole(&MEASURES, page.budget_spent)?;
     let tz = page.timezone;
     Ok(page.rows.into_iter().map(|g| g.into_group(tz.as_deref())).collect())
 }
@@ -470,6 +488,8 @@ pub struct Fetched {
     pub next_offset: Option<i64>,
     /// The last page's body-level `timezone` (getmeas).
     pub timezone: Option<String>,
+    /// True when the call's request budget stopped the fetch (`has_more` is then true).
+    pub budget_spent: bool,
 }
 
 /// The action's date range and fixed parameters.
@@ -489,8 +509,7 @@ fn fetch(
     offset: Option<i64>,
 ) -> Result<Fetched> {
     if !spec.pages {
-        let skip = usize::try_from(offset.unwrap_or(0)).unwrap_or(0);
-        return fetch_windows(client, spec, range, limit, skip);
+        return fetch_windows(client, spec, range, limit, offset.unwrap_or(0).max(0));
     }
     let params = upstream_params(spec, range);
     let page = client.page_through::<Box<RawValue>>(spec.path, spec.action, &params, limit, offset)?;
@@ -500,43 +519,64 @@ fn fetch(
         .map(|r| serde_json::from_str(r.get()))
         .collect::<std::result::Result<Vec<Value>, _>>()
         .map_err(|e| Error::json(format!("withings {} {}", spec.path, spec.action), e))?;
-    Ok(Fetched { rows, has_more: page.more, next_offset: page.next_offset, timezone: page.timezone })
+    let (has_more, next_offset, timezone) = (page.more, page.next_offset, page.timezone);
+    Ok(Fetched { rows, has_more, next_offset, timezone, budget_spent: page.budget_spent })
 }
 
-/// Sleep detail has no upstream paging and a 7-day window: the range is split into windows,
-/// and `offset` counts segments from the start of the range, so that `next_offset` continues
-/// exactly where an answer stopped (earlier windows are fetched again; Withings cannot skip).
+/// Sleep detail has no upstream paging and a 7-day window: the range is split into windows.
+/// `offset` (see `WINDOW_SLOTS`) names the window to start at and the segments to skip from its
+/// start, across windows, so that `next_offset` continues exactly where an answer stopped: after
+/// `limit` segments, or where the call's request budget ran out.
 fn fetch_windows(
     client: &mut Client,
     spec: &Spec,
     range: &Range,
     limit: usize,
-    offset: usize,
+    offset: i64,
 ) -> Result<Fetched> {
-    let want = offset.saturating_add(limit);
+    let windows = time::split_range(range, SLEEP_DETAIL_WINDOW_SECS);
+    let first = usize::try_from(offset / WINDOW_SLOTS).unwrap_or(usize::MAX);
+    let mut skip = usize::try_from(offset % WINDOW_SLOTS).unwrap_or(0);
+    client.expect(windows.len().saturating_sub(first));
     let mut rows = Vec::new();
     let mut timezone = None;
-    let windows = time::split_range(range, SLEEP_DETAIL_WINDOW_SECS);
-    let n = windows.len();
-    let mut exhausted = true;
-    for (i, (start, end)) in windows.into_iter().enumerate() {
+    let mut next: Option<i64> = None;
+    let mut budget_spent = false;
+    let slot = |window: usize, position: usize| window as i64 * WINDOW_SLOTS + position as i64;
+    for (i, (start, end)) in windows.iter().enumerate().skip(first) {
+        if rows.len() == limit {
+            next = Some(slot(i, 0));
+            break;
+        }
         let mut params: Vec<(&str, String)> =
             vec![("startdate", start.0.to_string()), ("enddate", (end.0 - 1).max(start.0).to_string())];
         params.extend(spec.fixed.iter().map(|(k, v)| (*k, v.to_string())));
-        let mut b = client.call(spec.path, spec.action, &params)?;
-        if let Some(Value::Array(items)) = b.as_object_mut().and_then(|m| m.remove(spec.list_key)) {
-            rows.extend(items);
-        }
+        let mut b = match client.call(spec.path, spec.action, &params) {
+            Ok(b) => b,
+            // Windows were read in this call: return them, with where to go on.
+            Err(Error::Budget { .. }) if i > first => {
+                (next, budget_spent) = (Some(slot(i, 0)), true);
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        let items = match b.as_object_mut().and_then(|m| m.remove(spec.list_key)) {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        };
         timezone = b.get("timezone").and_then(Value::as_str).map(str::to_string);
-        if rows.len() > want || (rows.len() == want && i + 1 < n) {
-            exhausted = false;
+        let from = skip.min(items.len());
+        skip -= from;
+        let room = limit - rows.len();
+        if items.len() - from > room {
+            next = Some(slot(i, from + room));
+        }
+        rows.extend(items.into_iter().skip(from).take(room));
+        if next.is_some() {
             break;
         }
     }
-    let has_more = !exhausted;
-    let page: Vec<Value> = rows.into_iter().skip(offset).take(limit).collect();
-    let next_offset = has_more.then_some((offset + page.len()) as i64);
-    Ok(Fetched { rows: page, has_more, next_offset, timezone })
+    Ok(Fetched { rows, has_more: next.is_some(), next_offset: next, timezone, budget_spent })
 }
 
 /// The shared list pipeline.
@@ -570,6 +610,10 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
         "units": s.units.name(),
         "upstream": {"action": format!("{} {}", spec.path, spec.action), "requests": client.requests_sent()},
     });
+    if fetched.budget_spent {
+        let limit = crate::withings::budget::MAX_REQUESTS;
+        out["upstream"]["stopped"] = json!(format!("request limit reached ({limit} per call)"));
+    }
     if let (Some(next), Some(obj)) = (fetched.next_offset.filter(|_| fetched.has_more), out.as_object_mut()) {
         obj.insert("next_offset".into(), json!(next));
     }
@@ -706,6 +750,9 @@ fn list_markdown(spec: &Spec, out: &Value, _units: Units) -> String {
                 md.push_str(&format!("- {}\n", (spec.line)(rec, units)));
             }
         }
+    }
+    if let Some(why) = out["upstream"]["stopped"].as_str() {
+        md.push_str(&format!("\nStopped early: {why}.\n"));
     }
     if out["has_more"] == true {
         match out.get("next_offset") {

@@ -470,8 +470,7 @@ mod tests {
     fn every_local_tool_output_matches_its_schema() {
         let dir = crate::store::fsutil::test_dir("local");
         std::fs::create_dir_all(&dir).unwrap();
-        let ctx =
-            Ctx { env: Env::from_pairs(&[("HOME", dir.to_str().unwrap()), ("WITHINGS_CACHE", "1")]), now: 0 };
+        let ctx = Ctx::new(Env::from_pairs(&[("HOME", dir.to_str().unwrap()), ("WITHINGS_CACHE", "1")]), 0);
         for tool in tools() {
             let out = tools::run(&ctx, &tool, &json!({})).unwrap();
             schema::check(&tool.output_schema, &out.structured)
@@ -494,7 +493,7 @@ mod tests {
         std::fs::create_dir_all(&state).unwrap();
         std::fs::write(state.join("tokens.json"), "{}").unwrap();
         std::fs::set_permissions(state.join("tokens.json"), std::fs::Permissions::from_mode(0o644)).unwrap();
-        let ctx = Ctx { env: Env::from_pairs(&[("HOME", dir.to_str().unwrap())]), now: 0 };
+        let ctx = Ctx::new(Env::from_pairs(&[("HOME", dir.to_str().unwrap())]), 0);
         let out = privacy_audit(&ctx, &Map::new()).unwrap();
         let problems = out.structured["problems"].as_array().unwrap();
         assert!(

@@ -14,31 +14,48 @@ pub mod resources;
 pub mod schema;
 pub mod trends;
 
+use std::rc::Rc;
+
 use serde_json::{Map, Value};
 
 use crate::Result;
 use crate::domain::time::Zone;
 use crate::store::config::{Config, Env, Key};
 use crate::store::zones;
+use crate::withings::budget::{Call, Sink};
 use crate::withings::client::Client;
 use crate::withings::demo::DemoUpstream;
 
-/// What a tool handler can see: the environment snapshot and the clock. Everything else
-/// (configuration, the Withings client, the zone) is derived from these on demand.
+/// What a tool handler can see: the environment snapshot, the clock and the call it serves.
+/// Everything else (configuration, the Withings client, the zone) is derived from these on demand.
 #[derive(Debug, Clone)]
 pub struct Ctx {
     /// Environment snapshot, including `HOME` and `WITHINGS_DEMO` as set by `--demo`.
     pub env: Env,
     /// "Now" as Unix seconds. Injected so that tests can fix the clock (`WITHINGS_MCP_NOW`).
     pub now: i64,
+    /// The call being served (its start bounds the deadline) and where its events go; empty
+    /// outside a call.
+    pub call: Call,
 }
 
 impl Ctx {
+    /// A context outside any call.
+    pub fn new(env: Env, now: i64) -> Ctx {
+        Ctx { env, now, call: Call::default() }
+    }
+
     /// The context of this process: the real environment and clock, unless `WITHINGS_MCP_NOW`
     /// (Unix seconds) fixes the clock for reproducible runs.
     pub fn from_env(env: Env) -> Ctx {
         let now = env.get("WITHINGS_MCP_NOW").and_then(|s| s.parse::<i64>().ok()).unwrap_or_else(system_now);
-        Ctx { env, now }
+        Ctx::new(env, now)
+    }
+
+    /// This context for one call (a tool call, a `call` command, a resource read) that starts
+    /// now: its deadline counts from here, and its events go to `sink`.
+    pub fn begin_call(&self, sink: Option<Rc<dyn Sink>>) -> Ctx {
+        Ctx { env: self.env.clone(), now: self.now, call: Call::start(sink) }
     }
 
     /// True in demo mode.
@@ -58,11 +75,19 @@ impl Ctx {
 
     /// A Withings client: the demo account (living in `zone`) in demo mode, else the real API.
     /// Takes the configuration already loaded, so one tool call reads the config file once.
+    /// The client is bound to the call (deadline, budget, events): build one per call.
     pub fn client(&self, cfg: &Config, zone: &Zone) -> Result<Client> {
         match self.demo() {
-            true => Ok(Client::demo(Box::new(DemoUpstream::new(self.now, zone.clone())), self.now)),
-            false => Client::http(&self.env, cfg, self.now),
+            true => Client::demo(Box::new(DemoUpstream::new(self.now, zone.clone())), self.now)
+                .within(&self.call, cfg),
+            false => self.api_client(cfg),
         }
+    }
+
+    /// A client for the real Withings API, bound to the call (sign-in and revocation use it
+    /// even in demo mode).
+    pub fn api_client(&self, cfg: &Config) -> Result<Client> {
+        Client::http(&self.env, cfg, self.now)?.within(&self.call, cfg)
     }
 }
 

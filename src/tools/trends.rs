@@ -249,7 +249,7 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let trend = trends::analyze(&readings, window, &params);
     let recomposition = metric.composition.then(|| recomposition(&groups, window, s.units));
     let regularity = match metric.read {
-        Read::SleepHours | Read::SleepScore => Some(sleep_regularity(&mut client, &body, &range, &s.zone)),
+        Read::SleepHours | Read::SleepScore => Some(sleep_regularity(&mut client, &body, &range, &s.zone)?),
         _ => None,
     };
     Ok(Analysis {
@@ -330,7 +330,7 @@ fn recomposition(groups: &[MeasureGroup], window: Window, units: Units) -> Value
 
 /// Bedtime and wake-time spread from the summaries, and the Sleep Regularity Index from sleep
 /// detail over the last 14 days of the window (two more requests at most).
-fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zone) -> Value {
+fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zone) -> Result<Value> {
     let nights: Vec<_> =
         sleep::decode_nights(body).into_iter().filter(|n| n.is_nap(zone) != Some(true)).collect();
     let timing_input: Vec<trends::Night> = nights
@@ -377,9 +377,10 @@ fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zon
                 }
             }
         }
+        Err(e) if e.ends_call() => return Err(e),
         Err(e) => json!({"value": null, "reason": format!("sleep detail unavailable: {e}")}),
     };
-    json!({"timing": timing, "sri": sri})
+    Ok(json!({"timing": timing, "sri": sri}))
 }
 
 fn run_trends(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {

@@ -7,9 +7,15 @@
 //! `[0, min(cap, base·2^n)]` (or the server's `Retry-After` when it is longer), and never more
 //! than `max_total_ms` in total. `WITHINGS_NO_RETRY=1` disables retries; the hidden
 //! `WITHINGS_RETRY_BASE_MS` shortens the base delay (tests).
+//!
+//! Bounds (`budget.rs`): a client serves one call. Before every request it checks the call's
+//! deadline and its budget of `MAX_REQUESTS`, and gives the request only the time left; a retry
+//! never waits past the deadline. It reports each request, retry and token refresh to the
+//! call's sink.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -17,6 +23,7 @@ use serde_json::Value;
 use crate::error::{ApiKind, Foreign};
 use crate::store::config::{Config, Env, Key};
 use crate::store::tokens::{self, Grant, Tokens};
+use crate::withings::budget::{self, Call, Event, Level, MAX_REQUESTS, Sink};
 use crate::withings::http::HttpUpstream;
 use crate::withings::oauth;
 use crate::withings::sign;
@@ -58,6 +65,9 @@ pub struct Page<R> {
     pub next_offset: Option<i64>,
     /// The last page's body-level `timezone` (getmeas), the zone of groups that name none.
     pub timezone: Option<String>,
+    /// True when paging stopped because the call's request budget ran out (`more` is then true
+    /// and `next_offset` resumes at the first page not fetched).
+    pub budget_spent: bool,
 }
 
 /// A client for one user's Withings account.
@@ -74,6 +84,12 @@ pub struct Client {
     slept_ms: u64,
     /// The demo account's token: set only by `Client::demo`, which has no token file.
     demo_token: Option<&'static str>,
+    /// The call's deadline and its length in seconds (for the message), when in a call.
+    deadline: Option<(Instant, u64)>,
+    /// Where events go (progress and log notifications on stdio).
+    sink: Option<Rc<dyn Sink>>,
+    /// Requests this client expects to send in all, when known (reported as progress `total`).
+    expected: Option<usize>,
 }
 
 impl Client {
@@ -98,6 +114,9 @@ impl Client {
             sent: 0,
             slept_ms: 0,
             demo_token: None,
+            deadline: None,
+            sink: None,
+            expected: None,
         })
     }
 
@@ -116,6 +135,9 @@ impl Client {
             sent: 0,
             slept_ms: 0,
             demo_token: Some("demo-access-token"),
+            deadline: None,
+            sink: None,
+            expected: None,
         }
     }
 
@@ -128,6 +150,25 @@ impl Client {
     pub fn with_sleep(mut self, sleep: Sleep) -> Client {
         self.sleep = sleep;
         self
+    }
+
+    /// Binds this client to a call: its deadline (`WITHINGS_CALL_DEADLINE` from `cfg`, counted
+    /// from the call's start) and its event sink.
+    pub fn within(mut self, call: &Call, cfg: &Config) -> Result<Client> {
+        let secs = budget::deadline_secs(cfg.get(Key::CallDeadline))?;
+        self.deadline = call.started.map(|s| (s + Duration::from_secs(secs), secs));
+        self.sink = call.sink.clone();
+        Ok(self)
+    }
+
+    /// Says that about `more` requests will follow (reported as the progress `total`).
+    pub fn expect(&mut self, more: usize) {
+        self.expected = Some(self.sent + more.min(MAX_REQUESTS.saturating_sub(self.sent)));
+    }
+
+    /// Requests this client may still send under the call's budget.
+    pub fn requests_left(&self) -> usize {
+        MAX_REQUESTS.saturating_sub(self.sent)
     }
 
     /// Replaces the retry bounds.
@@ -182,7 +223,9 @@ impl Client {
     /// offset o answers `offset: o+n`). When `limit` falls inside a page, exactly `limit` rows
     /// are returned with `more: true` and `next_offset` = that page's request offset + the rows
     /// taken from it, so passing it back re-fetches the first row not returned. A failure on
-    /// any page is returned as the error: a partial list is never presented as complete.
+    /// any page is returned as the error: a partial list is never presented as complete. When
+    /// the call's request budget runs out after at least one page, the rows so far come back
+    /// with `more: true`, `budget_spent` and the offset of the first page not fetched.
     pub fn page_through<R: DeserializeOwned>(
         &mut self,
         path: &str,
@@ -191,16 +234,25 @@ impl Client {
         limit: usize,
         start_offset: Option<i64>,
     ) -> Result<Page<R>> {
-        const MAX_PAGES: usize = 500;
         let endpoint = format!("{path} {action}");
         let mut rows: Vec<R> = Vec::new();
         let mut offset = start_offset;
-        for _ in 0..MAX_PAGES {
+        let mut timezone = None;
+        // Bounded by the request budget: every page costs at least one request.
+        loop {
             let mut p: Vec<(&str, String)> = params.iter().filter(|(k, _)| *k != "offset").cloned().collect();
             if let Some(o) = offset.filter(|o| *o > 0) {
                 p.push(("offset", o.to_string()));
             }
-            let page: PageBody<R> = self.call_answer(path, action, &p)?.body(&endpoint)?;
+            let answer = match self.call_answer(path, action, &p) {
+                Ok(a) => a,
+                Err(Error::Budget { .. }) if offset != start_offset => {
+                    let (more, next_offset) = (true, offset);
+                    return Ok(Page { rows, more, next_offset, timezone, budget_spent: true });
+                }
+                Err(e) => return Err(e),
+            };
+            let page: PageBody<R> = answer.body(&endpoint)?;
             let more = page.more.unwrap_or(false);
             let room = limit.saturating_sub(rows.len());
             let here = offset.unwrap_or(0);
@@ -211,11 +263,18 @@ impl Client {
                     true => Some(here + room as i64),
                     false => page.offset,
                 };
-                return Ok(Page { rows, more: true, next_offset, timezone: page.timezone });
+                return Ok(Page {
+                    rows,
+                    more: true,
+                    next_offset,
+                    timezone: page.timezone,
+                    budget_spent: false,
+                });
             }
             rows.extend(page.rows);
             if !more {
-                return Ok(Page { rows, more: false, next_offset: None, timezone: page.timezone });
+                let timezone = page.timezone;
+                return Ok(Page { rows, more: false, next_offset: None, timezone, budget_spent: false });
             }
             match page.offset {
                 Some(n) if n > here => offset = Some(n),
@@ -226,8 +285,8 @@ impl Client {
                     });
                 }
             }
+            timezone = page.timezone;
         }
-        Err(Error::Transport { endpoint, message: format!("more than {MAX_PAGES} pages; stopped") })
     }
 
     /// A signed call (fresh nonce, then `action` signed with the client secret), e.g. `revoke`.
@@ -304,7 +363,13 @@ impl Client {
     fn refresh_grant(&mut self, current: &Tokens) -> Result<Grant> {
         let (client_id, secret) = self.credentials()?;
         let form = oauth::refresh_form(&client_id, &secret, &current.refresh_token);
-        match self.send(oauth::TOKEN_PATH, "requesttoken", &form, None, true) {
+        self.log(Level::Info, "refreshing the Withings access token".to_string());
+        let answer = self.send(oauth::TOKEN_PATH, "requesttoken", &form, None, true);
+        match &answer {
+            Ok(_) => self.log(Level::Info, "the access token was refreshed".to_string()),
+            Err(e) => self.log(Level::Warning, format!("the token refresh failed: {e}")),
+        }
+        match answer {
             Ok(a) => Ok(oauth::parse_grant(&a.value(&format!("{} requesttoken", oauth::TOKEN_PATH))?)),
             Err(Error::Api {
                 status,
@@ -317,7 +382,7 @@ impl Client {
         }
     }
 
-    /// One logical request with bounded retries.
+    /// One logical request with bounded retries, inside the call's deadline and budget.
     fn send(
         &mut self,
         path: &str,
@@ -333,8 +398,12 @@ impl Client {
         };
         let mut waited: u64 = 0;
         for attempt in 1..=tries {
-            self.sent += 1;
-            let outcome = match self.upstream.post(path, form, bearer) {
+            let within = self.admit(&endpoint)?;
+            let answer = match within {
+                Some(left) => self.upstream.post_within(path, form, bearer, left),
+                None => self.upstream.post(path, form, bearer),
+            };
+            let outcome = match answer {
                 Ok(reply) => judge(reply, &endpoint),
                 Err(Error::Transport { message, .. }) => {
                     Outcome::Retry(Error::Transport { endpoint: endpoint.clone(), message }, None)
@@ -346,18 +415,66 @@ impl Client {
                 Outcome::Fail(e) => return Err(e),
                 Outcome::Retry(e, hint) => (e, hint),
             };
+            // A request that the deadline cut short did not answer in time.
+            if let (Error::Transport { .. }, Some(e)) = (&err, self.deadline_error(&endpoint, Duration::ZERO))
+            {
+                return Err(e);
+            }
             if attempt == tries {
                 return Err(err);
             }
             let delay = backoff_ms(&self.retry, attempt, hint, sign::random_u64().unwrap_or(0));
-            if waited + delay > self.retry.max_total_ms {
+            // A wait that would end past the deadline is not worth starting.
+            let late = self.deadline_error(&endpoint, Duration::from_millis(delay)).is_some();
+            if waited + delay > self.retry.max_total_ms || late {
                 return Err(err);
             }
+            let what = match &err {
+                Error::RateLimited { .. } => format!("withings {endpoint}: rate limited"),
+                other => other.to_string(),
+            };
+            let asked = hint.map(|s| format!(" (Retry-After: {s} s)")).unwrap_or_default();
+            self.log(Level::Warning, format!("{what}; try {} of {tries} in {delay} ms{asked}", attempt + 1));
             (self.sleep)(Duration::from_millis(delay));
             waited += delay;
             self.slept_ms += delay;
         }
         Err(Error::Transport { endpoint, message: "no attempt was made".into() })
+    }
+
+    /// Lets one request go out under the call's deadline and budget, reports it, and returns the
+    /// time left in the call (the request's own timeout is cut to it).
+    fn admit(&mut self, endpoint: &str) -> Result<Option<Duration>> {
+        if let Some(e) = self.deadline_error(endpoint, Duration::ZERO) {
+            return Err(e);
+        }
+        if self.sent >= MAX_REQUESTS {
+            return Err(Error::Budget { endpoint: endpoint.to_string(), limit: MAX_REQUESTS });
+        }
+        self.sent += 1;
+        let (n, total) = (self.sent, self.expected.map(|t| t.max(self.sent)));
+        self.emit(&Event::Request { endpoint: endpoint.to_string(), n, total });
+        self.log(Level::Debug, format!("request {n} of this call: {endpoint}"));
+        Ok(self.deadline.map(|(at, _)| at.saturating_duration_since(Instant::now())))
+    }
+
+    /// The deadline error when less than a useful slice of time (plus `wait`) is left.
+    fn deadline_error(&self, endpoint: &str, wait: Duration) -> Option<Error> {
+        // Below this, a request cannot get an answer anyway.
+        const MIN_TRY: Duration = Duration::from_millis(100);
+        let (at, secs) = self.deadline?;
+        (Instant::now() + wait + MIN_TRY > at)
+            .then(|| Error::Deadline { endpoint: endpoint.to_string(), secs })
+    }
+
+    fn emit(&self, event: &Event) {
+        if let Some(sink) = &self.sink {
+            sink.event(event);
+        }
+    }
+
+    fn log(&self, level: Level, message: String) {
+        self.emit(&Event::Log { level, message });
     }
 }
 
@@ -644,6 +761,90 @@ mod tests {
         for d in [h, h2, h3] {
             std::fs::remove_dir_all(d).unwrap();
         }
+    }
+
+    #[test]
+    fn paging_stops_at_the_request_budget_with_the_offset_of_the_first_page_not_read() {
+        let pages = (0..70).map(|i| page(&[i], Value::from(1), 6 + i)).collect();
+        let (mut c, log, h) = client("budget-pages", pages, 99_999);
+        let p = c.page_through::<Value>("/measure", "getmeas", &[], 1000, Some(5)).unwrap();
+        assert_eq!((p.rows.len(), p.more, p.next_offset, p.budget_spent), (60, true, Some(65), true));
+        assert_eq!((c.requests_sent(), log.borrow().len(), c.requests_left()), (60, 60, 0));
+        assert_eq!(p.timezone.as_deref(), Some("Europe/Paris"), "the last page read");
+        // Nothing more goes out: the next request is refused before it is sent.
+        let err = c.call("/v2/sleep", "get", &[]).unwrap_err();
+        assert!(matches!(err, Error::Budget { limit: 60, .. }) && err.ends_call(), "{err}");
+        assert!(
+            err.to_string().contains("/v2/sleep get") && err.to_string().contains("narrow the range"),
+            "{err}"
+        );
+        assert_eq!(log.borrow().len(), 60);
+        std::fs::remove_dir_all(h).unwrap();
+    }
+
+    #[test]
+    fn a_call_past_its_deadline_sends_nothing_and_names_the_endpoint() {
+        let (c, log, h) = client("deadline", vec![], 99_999);
+        let cfg = Config::from_env_only(&Env::from_pairs(&[("WITHINGS_CALL_DEADLINE", "1")]));
+        let started = Instant::now().checked_sub(Duration::from_secs(2)).unwrap();
+        let mut c = c.within(&Call { started: Some(started), sink: None }, &cfg).unwrap();
+        let err = c.call("/measure", "getmeas", &[]).unwrap_err();
+        assert!(
+            matches!(&err, Error::Deadline { secs: 1, endpoint } if endpoint == "/measure getmeas"),
+            "{err}"
+        );
+        assert!(log.borrow().is_empty());
+        let bad = Config::from_env_only(&Env::from_pairs(&[("WITHINGS_CALL_DEADLINE", "0")]));
+        let (c, _, h2) = client("deadline-bad", vec![], 99_999);
+        assert!(matches!(c.within(&Call::default(), &bad), Err(Error::Config(_))));
+        for d in [h, h2] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
+    #[test]
+    fn retries_and_refreshes_are_reported_to_the_sink() {
+        struct Record(RefCell<Vec<Event>>);
+        impl Sink for Record {
+            fn event(&self, e: &Event) {
+                self.0.borrow_mut().push(e.clone());
+            }
+        }
+        let sink = Rc::new(Record(RefCell::default()));
+        let replies = vec![
+            Ok(Reply { http_status: 429, retry_after_secs: Some(0), body: String::new() }),
+            Ok(reply(200, r#"{"status":401,"body":{}}"#)),
+            Ok(reply(
+                200,
+                r#"{"status":0,"body":{"access_token":"a2","refresh_token":"r2","expires_in":10800}}"#,
+            )),
+        ];
+        let (c, _, h) = client("events", replies, 99_999);
+        let call = Call { started: None, sink: Some(sink.clone()) };
+        let mut c = c.within(&call, &Config::from_env_only(&Env::default())).unwrap();
+        c.call("/measure", "getmeas", &[]).unwrap();
+        let events = sink.0.borrow();
+        let requests = events.iter().filter(|e| matches!(e, Event::Request { .. })).count();
+        assert_eq!(requests, 4, "429, 401, refresh, retry: {events:?}");
+        let logs: Vec<(Level, &str)> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Log { level, message } if *level > Level::Debug => Some((*level, message.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(logs.len(), 3, "{logs:?}");
+        assert!(
+            logs[0].0 == Level::Warning && logs[0].1.contains("/measure getmeas: rate limited; try 2 of 3")
+        );
+        assert_eq!(logs[1], (Level::Info, "refreshing the Withings access token"));
+        assert_eq!(logs[2], (Level::Info, "the access token was refreshed"));
+        let all = format!("{events:?}");
+        assert!(
+            !["a1", "r1", "a2", "r2", "csecret"].iter().any(|s| all.contains(&format!("\"{s}\""))),
+            "{all}"
+        );
+        std::fs::remove_dir_all(h).unwrap();
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! `HttpUpstream`: the real transport, on ureq. One agent, form POSTs, a global timeout, a body
-//! size cap. HTTP error statuses are returned as `Reply`s (Withings puts its own status in the
+//! `HttpUpstream`: the real transport, on ureq. One agent, form POSTs, a whole-request timeout
+//! (cut to the time left in the call), a body size cap. HTTP error statuses are returned as `Reply`s (Withings puts its own status in the
 //! body); only network failures are errors.
 //!
 //! `WITHINGS_HTTP_TIMEOUT_SECS` (hidden, for tests and slow links) overrides the 30 s timeout.
@@ -25,9 +25,9 @@ pub struct HttpUpstream {
 impl HttpUpstream {
     /// An upstream for `base_url` with a whole-request timeout.
     pub fn new(base_url: &str, timeout_secs: u64) -> HttpUpstream {
+        // The whole-request timeout is set per request, from the time left in the call.
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(timeout_secs)))
             .user_agent(format!("withings-mcp/{VERSION}"))
             .build();
         HttpUpstream {
@@ -50,13 +50,36 @@ impl HttpUpstream {
 
 impl Upstream for HttpUpstream {
     fn post(&self, path: &str, form: &[(&str, String)], bearer: Option<&str>) -> Result<Reply> {
+        self.send(path, form, bearer, Duration::from_secs(self.timeout_secs))
+    }
+
+    fn post_within(
+        &self,
+        path: &str,
+        form: &[(&str, String)],
+        bearer: Option<&str>,
+        left: Duration,
+    ) -> Result<Reply> {
+        self.send(path, form, bearer, left.min(Duration::from_secs(self.timeout_secs)))
+    }
+}
+
+impl HttpUpstream {
+    fn send(
+        &self,
+        path: &str,
+        form: &[(&str, String)],
+        bearer: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Reply> {
         let url = format!("{}{path}", self.base_url);
-        let mut req = self.agent.post(&url).header("Accept", "application/json");
+        let mut req = self.agent.post(&url).config().timeout_global(Some(timeout)).build();
+        req = req.header("Accept", "application/json");
         if let Some(token) = bearer {
             req = req.header("Authorization", format!("Bearer {token}"));
         }
         let pairs = form.iter().map(|(k, v)| (*k, v.as_str()));
-        let mut resp = req.send_form(pairs).map_err(|e| transport(path, &e, self.timeout_secs))?;
+        let mut resp = req.send_form(pairs).map_err(|e| transport(path, &e, timeout))?;
         let http_status = resp.status().as_u16();
         let retry_after_secs = resp
             .headers()
@@ -71,15 +94,15 @@ impl Upstream for HttpUpstream {
             &mut resp.body_mut().with_config().limit(MAX_BODY_BYTES).reader(),
             &mut body,
         )
-        .map_err(|e| transport(path, &ureq::Error::from(e), self.timeout_secs))?;
+        .map_err(|e| transport(path, &ureq::Error::from(e), timeout))?;
         Ok(Reply { http_status, retry_after_secs, body })
     }
 }
 
 /// A transport error that names the failure but never the URL's query or any header.
-fn transport(path: &str, e: &ureq::Error, timeout_secs: u64) -> Error {
+fn transport(path: &str, e: &ureq::Error, timeout: Duration) -> Error {
     let message = match e {
-        ureq::Error::Timeout(_) => format!("no answer within {timeout_secs} s (timeout)"),
+        ureq::Error::Timeout(_) => format!("no answer within {} s (timeout)", timeout.as_secs_f64().ceil()),
         ureq::Error::BodyExceedsLimit(n) => format!("answer larger than {n} bytes"),
         ureq::Error::Io(io) => format!("network error: {}", io.kind()),
         ureq::Error::HostNotFound => "host not found".to_string(),

@@ -5,6 +5,8 @@
 //! status mapping, retries, token refresh, paging, decoding, privacy — is shared by both, so the
 //! demo exercises the real code paths.
 
+use std::time::Duration;
+
 use crate::Result;
 
 /// One raw HTTP answer. The body is kept as text so that a gateway's HTML page or truncated JSON
@@ -24,4 +26,17 @@ pub trait Upstream {
     /// `path` is relative to the API base URL; `bearer` is the access token for data calls.
     /// Errors are transport failures only (refused, reset, timeout); any HTTP answer is a `Reply`.
     fn post(&self, path: &str, form: &[(&str, String)], bearer: Option<&str>) -> Result<Reply>;
+
+    /// `post`, giving up after `left` (the time left in the call) when that is shorter than the
+    /// request's own limit. An upstream that answers at once (the demo) need not override it.
+    fn post_within(
+        &self,
+        path: &str,
+        form: &[(&str, String)],
+        bearer: Option<&str>,
+        left: Duration,
+    ) -> Result<Reply> {
+        let _ = left;
+        self.post(path, form, bearer)
+    }
 }

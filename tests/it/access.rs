@@ -442,7 +442,7 @@ fn revoke_is_signed_upstream_then_deletes_local_tokens() {
     let home = TempHome::new("revoke");
     let (a, r) = fake.issue_pair();
     store(&home, &a, &r, now() + 10_000);
-    let ctx = Ctx { env: env_of(&home, &fake, &[]), now: now() };
+    let ctx = Ctx::new(env_of(&home, &fake, &[]), now());
     let tool = tools::find("withings_revoke_access").unwrap();
     let err = tools::run(&ctx, tool, &json!({})).unwrap_err().to_string();
     assert!(err.contains("explicit_user_intent"), "{err}");
@@ -462,7 +462,7 @@ fn revoke_is_signed_upstream_then_deletes_local_tokens() {
 fn tool_flow_get_auth_url_then_exchange_checks_the_state() {
     let fake = FakeWithings::start();
     let home = TempHome::new("toolflow");
-    let ctx = Ctx { env: env_of(&home, &fake, &[]), now: now() };
+    let ctx = Ctx::new(env_of(&home, &fake, &[]), now());
     let url = tools::run(&ctx, tools::find("withings_get_auth_url").unwrap(), &json!({})).unwrap();
     let state = url.structured["state"].as_str().unwrap().to_string();
     let exchange = tools::find("withings_exchange_code").unwrap();

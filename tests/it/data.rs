@@ -74,6 +74,12 @@ impl World {
 
     /// A stdio MCP session: initialize, then `messages`; returns every reply by id.
     pub fn mcp(&self, messages: &[Value]) -> Vec<Value> {
+        self.mcp_lines(messages).into_iter().filter(|r| r["id"] != 0 && r.get("method").is_none()).collect()
+    }
+
+    /// A stdio MCP session: initialize, then `messages`; returns every line the server wrote, in
+    /// order (replies and notifications).
+    pub fn mcp_lines(&self, messages: &[Value]) -> Vec<Value> {
         let mut input = vec![
             json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"it","version":"1"}}}),
             json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
@@ -93,8 +99,7 @@ impl World {
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         self.captured.borrow_mut().push_str(&stdout);
         self.captured.borrow_mut().push_str(&String::from_utf8_lossy(&out.stderr));
-        let replies: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        replies.into_iter().filter(|r| r["id"] != 0).collect()
+        stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
     }
 
     /// One tools/call over MCP: the `result`.
@@ -129,7 +134,8 @@ pub fn serve(fake: &FakeWithings, path: &str, action: &str, file: &str, list_key
     fake.on(path, action, move |rec| page(&doc, rec, list_key));
 }
 
-fn page(doc: &Value, rec: &Recorded, list_key: &str) -> Value {
+/// One answer of a paged fixture document (see `serve`).
+pub fn page(doc: &Value, rec: &Recorded, list_key: &str) -> Value {
     let records = doc["records"].as_array().unwrap();
     let size = doc["page_size"].as_u64().unwrap() as usize;
     let mut body = doc["envelope"].clone();

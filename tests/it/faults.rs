@@ -626,3 +626,66 @@ fn clock_skew_refreshes_exactly_once() {
         record("ClockSkew", 1);
     }
 }
+
+/// A signed-in world whose `getmeas` and `getactivity` stall (each answer 100 s late, for three
+/// tries) behind the default 30 s HTTP timeout: only the call's deadline can end the wait.
+fn stalled(tag: &str) -> World {
+    let w = World::new(tag);
+    crate::data::serve_all(&w.fake);
+    for (path, action) in [("/measure", "getmeas"), ("/v2/measure", "getactivity")] {
+        w.fake.fail(path, action, Fault::Delay(Duration::from_secs(100)), 3);
+    }
+    w
+}
+
+#[test]
+fn a_stalled_withings_fails_within_an_8_s_deadline_and_the_session_goes_on() {
+    let mut w = stalled("fdeadline");
+    w.set("WITHINGS_CALL_DEADLINE", "8");
+    let mut s = Session::start(w.command());
+    let list = "withings_list_body_measures";
+    let started = Instant::now();
+    let text = error_text(&s.call(list, json!({})));
+    let took = started.elapsed();
+    eprintln!("stalled tool call with an 8 s deadline failed after {took:?}");
+    assert!(took < Duration::from_secs(10), "fails inside 10 s: {took:?}");
+    assert!(text.contains("/measure getmeas did not answer in time") && text.contains("8 s"), "{text}");
+    // A resource read is one call with its own deadline too.
+    let started = Instant::now();
+    let read = s.request("resources/read", json!({"uri": "withings://latest/activity"}));
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    let m = read["error"]["message"].as_str().unwrap();
+    assert!(m.contains("/v2/measure getactivity did not answer in time"), "{read}");
+    // The same session serves the next requests once Withings answers again.
+    assert_eq!(s.request("ping", json!({}))["result"], json!({}));
+    w.fake.clear_faults();
+    assert_ok(&s.call(list, json!({})), "after the stall");
+    // `call` is bounded the same way.
+    w.fake.fail("/measure", "getmeas", Fault::Delay(Duration::from_secs(100)), 3);
+    let mut c = w.command();
+    c.args(["call", list]);
+    let started = Instant::now();
+    let r = run_bounded(c, Duration::from_secs(10));
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.stdout.contains("\"deadline\"") && r.stderr.contains("did not answer in time"), "{}", r.all());
+    eprintln!("stalled `call` with an 8 s deadline failed after {:?}", started.elapsed());
+    w.assert_no_secrets();
+    s.finish();
+}
+
+#[test]
+fn a_stalled_withings_fails_within_the_default_deadline() {
+    let w = stalled("fdefault");
+    let mut c = w.command();
+    c.args(["call", "withings_list_body_measures"]);
+    let started = Instant::now();
+    let r = run_bounded(c, Duration::from_secs(50));
+    eprintln!("stalled `call` with the default deadline failed after {:?}", started.elapsed());
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.stderr.contains("/measure getmeas did not answer in time") && r.stderr.contains("45 s"),
+        "{}",
+        r.all()
+    );
+    assert_eq!(w.fake.count("/measure", "getmeas"), 2, "one 30 s try, then one cut to the time left");
+}

@@ -6,6 +6,7 @@ mod access;
 mod apps;
 mod bounds;
 mod briefs;
+mod calls;
 mod concurrency;
 mod data;
 mod demo;
