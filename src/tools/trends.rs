@@ -640,7 +640,10 @@ fn chart_markdown(a: &Analysis, v: &Value) -> String {
         a.trend.verdict.as_str().replace('_', " ")
     );
     if v["latest_trend"].is_number() {
-        md.push_str(&format!("- Latest trend value: {}\n", with_unit(&v["latest_trend"])));
+        // In UK units a body mass also reads in stones and pounds, as people there say it.
+        let stones = a.trend.latest.and_then(|x| units::format_quantity(x, a.metric.unit, a.units, 1));
+        let also = stones.filter(|s| s.contains(" st ")).map(|s| format!(" ({s})")).unwrap_or_default();
+        md.push_str(&format!("- Latest trend value: {}{also}\n", with_unit(&v["latest_trend"])));
     }
     if v["noise"].is_number() {
         md.push_str(&format!("- Noise band: ± {} around the trend line\n", with_unit(&v["noise"])));

@@ -196,6 +196,12 @@ fn the_chart_tool_returns_a_png_and_says_what_it_shows() {
     assert!((lb / latest - 2.204_62).abs() < 0.01, "{lb} lb vs {latest} kg");
     assert!(text.contains(&format!("Latest trend value: {lb} lb")), "{text}");
 
+    let home = TempHome::new("chart-uk");
+    let args = json!({"metric": "weight", "units": "uk"}).to_string();
+    let r = run(demo(&home, NOW, &["call", "withings_chart", "--json", &args, "--markdown"]));
+    let line = r.stdout.lines().find(|l| l.starts_with("- Latest trend value:")).unwrap_or_default();
+    assert!(line.contains(" lb (") && line.contains(" st ") && line.ends_with(" lb)"), "{}", r.stdout);
+
     let bad = &by_id(2)["result"];
     assert_eq!(bad["isError"], true, "{bad}");
     assert!(bad["content"][0]["text"].as_str().unwrap().contains("metric"), "{bad}");
