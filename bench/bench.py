@@ -84,7 +84,7 @@ class Bench:
             true_ms.append(time.perf_counter() - t0)
         value = median_ms(times)
         base = f"`cat` echo {median_ms(floor):.2f} ms, `/bin/true` spawn {median_ms(true_ms):.2f} ms"
-        return (f"cold start -> `initialize` + `tools/list` replies (median of {self.runs})", value, "ms", ("<=", 5.0), base)
+        return (f"cold start -> `initialize` + `tools/list` replies (median of {self.runs})", value, "ms", ("<=", 3.0), base)
 
     def peak_rss(self):
         value = max(self.cold_rss) / 1024 if self.cold_rss else float("nan")
@@ -128,34 +128,63 @@ class Bench:
         times = [_timed(cmd, self.env) for _ in range(self.runs)]
         floor = [_timed([self.binary, "--version"], self.env) for _ in range(self.runs)]
         base = f"`withings-mcp --version` (process floor) {median_ms(floor):.2f} ms; ratio {statistics.median(times) / statistics.median(floor):.1f}x"
-        return (f"weekly summary on the demo account, end to end (median of {self.runs})", median_ms(times), "ms", ("<=", 50.0), base)
+        return (f"weekly summary on the demo account, end to end (median of {self.runs})", median_ms(times), "ms", ("<=", 5.0), base)
 
-    def decode_ten_years(self):
-        """10 years of daily weigh-ins (~20k measure groups with body composition) served by a local
-        fake Withings, fetched, decoded and analysed by `withings_trends weight`."""
+    def ten_years_setup(self):
+        """Ten years of weigh-ins (20,000 measure groups, eight measures each, ~15 MB) served by a
+        local fake Withings, and Python's `json.loads` of the same body alone, timed in this run."""
+        if hasattr(self, "ten"):
+            return self.ten
         groups = 20_000
         body = _getmeas_body(groups)
+        home = tempfile.mkdtemp(prefix="wmcp-bench-")
+        os.makedirs(os.path.join(home, ".withings-mcp"), mode=0o700)
+        tok = os.path.join(home, ".withings-mcp", "tokens.json")
+        with open(tok, "w") as f:
+            json.dump({"access_token": "bench", "refresh_token": "bench", "expires_at": 4_000_000_000,
+                       "scope": "user.metrics,user.activity", "userid": "1", "token_type": "Bearer"}, f)
+        os.chmod(tok, 0o600)
+        runs = max(5, self.runs // 5)
+        py = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            json.loads(body)
+            py.append(time.perf_counter() - t0)
+        self.ten = (groups, body, home, runs, statistics.median(py))
+        return self.ten
+
+    def _ten_years_call(self, tool, args):
+        """(median seconds, max peak RSS KiB) of `call TOOL` over the ten-year body."""
+        groups, body, home, runs, _ = self.ten_years_setup()
         with _FakeWithings(body) as url:
-            home = tempfile.mkdtemp(prefix="wmcp-bench-")
-            os.makedirs(os.path.join(home, ".withings-mcp"), mode=0o700)
-            tok = os.path.join(home, ".withings-mcp", "tokens.json")
-            with open(tok, "w") as f:
-                json.dump({"access_token": "bench", "refresh_token": "bench", "expires_at": 4_000_000_000,
-                           "scope": "user.metrics,user.activity", "userid": "1", "token_type": "Bearer"}, f)
-            os.chmod(tok, 0o600)
             env = dict(self.env, HOME=home, WITHINGS_API_URL=url, WITHINGS_CLIENT_ID="b", WITHINGS_CLIENT_SECRET="b",
                        WITHINGS_TZ="UTC", WITHINGS_MCP_NOW=str(BENCH_NOW))
-            cmd = [self.binary, "call", "withings_trends", "--json", '{"metric":"weight","after":"2016-01-01"}']
-            runs = max(3, self.runs // 5)
-            times = [_timed(cmd, env) for _ in range(runs)]
-        t0 = time.perf_counter()
-        for _ in range(runs):
-            json.loads(body)
-        py = (time.perf_counter() - t0) / runs
-        rate = groups / statistics.median(times)
-        base = f"Python `json.loads` of the same body alone: {groups / py:,.0f} groups/s ({rate * py / groups:.2f}x of it)"
-        return (f"10 years of weigh-ins ({groups:,} groups): fetch, decode, trend (median of {runs})", rate, "groups/s", (">=", 10_000), base)
+            samples = [_spawned([self.binary, "call", tool, "--json", args], env) for _ in range(runs)]
+        return statistics.median(t for t, _ in samples), max(r for _, r in samples)
 
+    def ten_years_trend(self):
+        """`withings_trends weight` over ten years: fetch, decode, three trend analyses (weight,
+        fat and lean mass for the recomposition), answer. The target is relative: at least 3x
+        faster than Python only parsing the same body."""
+        groups, body, _, runs, py = self.ten_years_setup()
+        t, rss = self._ten_years_call("withings_trends", '{"metric":"weight","after":"2016-01-01"}')
+        self.ten_rss = rss
+        base = f"Python `json.loads` of the same {len(body) / 1e6:.1f} MB body alone: {py * 1000:.0f} ms; ours {t * 1000:.0f} ms"
+        return (f"10 years of weigh-ins ({groups:,} groups): fetch, decode, trend, vs Python (median of {runs})", py / t, "x faster", (">=", 3.0), base)
+
+    def ten_years_rss(self):
+        """Peak RSS of the ten-year trend call against the size of the body it reads."""
+        _, body, _, _, _ = self.ten_years_setup()
+        mib = self.ten_rss / 1024
+        base = f"body {len(body) / 2**20:.1f} MiB; peak {mib:.1f} MiB (`/usr/bin/time -f %M`)"
+        return ("peak RSS of that call, in body sizes", self.ten_rss * 1024 / len(body), "x body", ("<=", 3.0), base)
+
+    def ten_years_list(self):
+        """Listing 1,000 records of the same ten-year answer (the fake sends all 20,000 at once)."""
+        groups, body, _, runs, py = self.ten_years_setup()
+        t, _ = self._ten_years_call("withings_list_body_measures", '{"after":"2016-01-01","limit":1000}')
+        base = f"Python `json.loads` of the same body alone: {py * 1000:.0f} ms; ours {t * 1000:.0f} ms"
+        return (f"list 1,000 of those records, vs Python (median of {runs})", py / t, "x faster", (">=", 3.0), base)
 
     def chart_400_days(self):
         """A 400-day weight chart of the demo account as PNG (rasterize, filter, deflate) beside
@@ -172,6 +201,19 @@ class Bench:
 
 
 BENCH_NOW = 1_795_000_000  # 2026-11-17, fixed so that the ten-year window is stable
+
+
+def _spawned(cmd, env):
+    """Runs `cmd` to completion; (seconds, peak RSS KiB). The child is started by /usr/bin/time,
+    itself small, which reports the child's own peak: a child forked (or vforked) straight from
+    this interpreter is charged this interpreter's peak too, since Linux carries the pre-exec
+    peak across exec."""
+    t0 = time.perf_counter()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.decode()[-300:]}")
+    return elapsed, int(r.stderr.decode().strip().splitlines()[-1])
 
 
 def _timed(cmd, env):
@@ -231,7 +273,8 @@ class _FakeWithings:
         self.server.shutdown()
 
 
-ROWS = [Bench.cold_start, Bench.peak_rss, Bench.throughput, Bench.weekly_demo, Bench.decode_ten_years, Bench.chart_400_days]
+ROWS = [Bench.cold_start, Bench.peak_rss, Bench.throughput, Bench.weekly_demo, Bench.ten_years_trend, Bench.ten_years_rss,
+        Bench.ten_years_list, Bench.chart_400_days]
 
 
 def machine():

@@ -98,6 +98,16 @@ pub fn extra(v: &Value, known: &[&str]) -> Map<String, Value> {
     }
 }
 
+/// Unknown upstream fields of a record, boxed: most records have none, and an empty map inside
+/// every one of 160,000 measures cost 10 MB for ten years of weigh-ins.
+pub type Extra = Option<Box<Map<String, Value>>>;
+
+/// [`extra`], boxed when not empty.
+pub fn extra_boxed(v: &Value, known: &[&str]) -> Extra {
+    let m = extra(v, known);
+    (!m.is_empty()).then(|| Box::new(m))
+}
+
 /// An object field as a map (empty when missing or not an object).
 pub fn object(v: &Value, key: &str) -> Map<String, Value> {
     v.get(key).and_then(Value::as_object).cloned().unwrap_or_default()

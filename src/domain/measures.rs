@@ -26,7 +26,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use crate::domain::fields::{self, put};
+use crate::domain::fields::{self, Extra, put};
 use crate::domain::time::{Instant, Zones, format_local};
 
 /// Whether a measure type is a quantity or a coded classification.
@@ -234,7 +234,7 @@ pub struct Measure {
     pub value: f64,
     pub position: Option<i64>,
     /// Unknown measure fields (not the deprecated `algo`/`fm`).
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 impl Measure {
@@ -276,7 +276,9 @@ impl Measure {
         put(&mut m, "position", self.position);
         put(&mut m, "position_name", self.position.and_then(position_name));
         put(&mut m, "classification", self.classification());
-        fields::merge_extra(&mut m, &self.extra);
+        if let Some(extra) = &self.extra {
+            fields::merge_extra(&mut m, extra);
+        }
         Value::Object(m)
     }
 }
@@ -299,7 +301,7 @@ pub struct MeasureGroup {
     pub comment: Option<String>,
     pub measures: Vec<Measure>,
     /// Unknown group fields, passed through.
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 const GROUP_KEYS: &[&str] = &[
@@ -365,7 +367,9 @@ impl MeasureGroup {
         put(&mut m, "hash_deviceid", self.hash_deviceid.clone());
         put(&mut m, "comment", self.comment.clone());
         m.insert("measures".into(), Value::Array(self.measures.iter().map(Measure::to_json).collect()));
-        fields::merge_extra(&mut m, &self.extra);
+        if let Some(extra) = &self.extra {
+            fields::merge_extra(&mut m, extra);
+        }
         Value::Object(m)
     }
 }
@@ -393,7 +397,7 @@ pub fn decode_measure_group(g: &Value, default_tz: Option<&str>) -> MeasureGroup
         timezone: fields::text(g, "timezone").or_else(|| default_tz.map(str::to_string)),
         comment: fields::text(g, "comment"),
         measures: fields::list(g, "measures").into_iter().filter_map(decode_measure).collect(),
-        extra: fields::extra(g, GROUP_KEYS),
+        extra: fields::extra_boxed(g, GROUP_KEYS),
     }
 }
 
@@ -408,7 +412,7 @@ pub fn decode_measure(v: &Value) -> Option<Measure> {
         raw_unit,
         value: decode_value(raw_value, raw_unit),
         position: fields::int(v, "position"),
-        extra: fields::extra(v, MEASURE_KEYS),
+        extra: fields::extra_boxed(v, MEASURE_KEYS),
     })
 }
 
@@ -547,7 +551,7 @@ mod tests {
             raw_unit: 300,
             value: decode_value(1, 400),
             position: None,
-            extra: Map::new(),
+            extra: None,
         };
         assert_eq!(m.to_json()["value"], Value::Null);
     }

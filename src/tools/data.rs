@@ -456,8 +456,13 @@ pub fn fetch_groups(client: &mut Client, range: &Range) -> Result<Vec<MeasureGro
         None,
     )?;
     whole(&MEASURES, page.budget_spent)?;
-    let tz = page.timezone;
-    Ok(page.rows.into_iter().map(|g| g.into_group(tz.as_deref())).collect())
+    let mut groups = page.rows;
+    for g in &mut groups {
+        if g.timezone.is_none() {
+            g.timezone.clone_from(&page.timezone);
+        }
+    }
+    Ok(groups)
 }
 
 fn spec_of(source: Source) -> &'static Spec {

@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{ApiKind, Foreign};
@@ -29,7 +28,7 @@ use crate::withings::oauth;
 use crate::withings::sign;
 use crate::withings::status::{self, Class};
 use crate::withings::upstream::{Reply, Upstream};
-use crate::withings::wire::{self, Answer, PageBody};
+use crate::withings::wire::{self, Answer, PageBody, Row};
 use crate::{Error, Result};
 
 /// How the client sleeps between retries (a seam so tests need not wait).
@@ -226,16 +225,16 @@ impl Client {
     /// any page is returned as the error: a partial list is never presented as complete. When
     /// the call's request budget runs out after at least one page, the rows so far come back
     /// with `more: true`, `budget_spent` and the offset of the first page not fetched.
-    pub fn page_through<R: DeserializeOwned>(
+    pub fn page_through<R: Row>(
         &mut self,
         path: &str,
         action: &str,
         params: &[(&str, String)],
         limit: usize,
         start_offset: Option<i64>,
-    ) -> Result<Page<R>> {
+    ) -> Result<Page<R::Kept>> {
         let endpoint = format!("{path} {action}");
-        let mut rows: Vec<R> = Vec::new();
+        let mut rows: Vec<R::Kept> = Vec::new();
         let mut offset = start_offset;
         let mut timezone = None;
         // Bounded by the request budget: every page costs at least one request.

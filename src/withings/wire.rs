@@ -89,14 +89,44 @@ pub fn head(text: &str) -> Option<Head> {
     Some(Head { status: h.status?, error: h.error })
 }
 
+/// A row as read from the wire, and what the program keeps of it. Each row is converted as soon
+/// as it is read, so a page's wire form and its kept form are never both in memory.
+pub trait Row: DeserializeOwned {
+    type Kept;
+    fn keep(self) -> Self::Kept;
+}
+
+/// The row's own text, for the list tools (which decode only the rows they return).
+impl Row for Box<serde_json::value::RawValue> {
+    type Kept = Self;
+    fn keep(self) -> Self {
+        self
+    }
+}
+
+impl Row for Value {
+    type Kept = Value;
+    fn keep(self) -> Value {
+        self
+    }
+}
+
+/// A measure group; a group without a zone gets the body's afterwards (see `PageBody::timezone`).
+impl Row for MeasGroupWire {
+    type Kept = MeasureGroup;
+    fn keep(self) -> MeasureGroup {
+        self.into_group(None)
+    }
+}
+
 /// One page of a list action: the rows (under `measuregrps`, `series` or `activities`), paging,
 /// and getmeas' body-level `timezone`.
 #[derive(Debug, Deserialize)]
-#[serde(bound(deserialize = "R: Deserialize<'de>"))]
-pub struct PageBody<R> {
+#[serde(bound(deserialize = "R: Row"))]
+pub struct PageBody<R: Row> {
     #[serde(default = "Vec::new", alias = "measuregrps", alias = "series", alias = "activities")]
-    #[serde(deserialize_with = "rows")]
-    pub rows: Vec<R>,
+    #[serde(deserialize_with = "rows::<_, R>")]
+    pub rows: Vec<R::Kept>,
     /// Withings says `more` as true/false, 0/1 or (rarely) a string; a non-zero number is true.
     #[serde(default, deserialize_with = "flag")]
     pub more: Option<bool>,
@@ -106,7 +136,7 @@ pub struct PageBody<R> {
     pub timezone: Option<String>,
 }
 
-impl<R> Default for PageBody<R> {
+impl<R: Row> Default for PageBody<R> {
     fn default() -> PageBody<R> {
         PageBody { rows: Vec::new(), more: None, offset: None, timezone: None }
     }
@@ -114,31 +144,31 @@ impl<R> Default for PageBody<R> {
 
 /// A list field: an array, or `null` / `{}` for none. Anything else is an error: a list that
 /// cannot be read must not pass for an empty one.
-fn rows<'de, D: Deserializer<'de>, R: Deserialize<'de>>(d: D) -> Result<Vec<R>, D::Error> {
+fn rows<'de, D: Deserializer<'de>, R: Row>(d: D) -> Result<Vec<R::Kept>, D::Error> {
     struct Rows<R>(std::marker::PhantomData<R>);
-    impl<'de, R: Deserialize<'de>> Visitor<'de> for Rows<R> {
-        type Value = Vec<R>;
+    impl<'de, R: Row> Visitor<'de> for Rows<R> {
+        type Value = Vec<R::Kept>;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a list")
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<R>, A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<R::Kept>, A::Error> {
             let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-            while let Some(r) = seq.next_element()? {
-                out.push(r);
+            while let Some(r) = seq.next_element::<R>()? {
+                out.push(r.keep());
             }
             Ok(out)
         }
-        fn visit_unit<E: de::Error>(self) -> Result<Vec<R>, E> {
+        fn visit_unit<E: de::Error>(self) -> Result<Vec<R::Kept>, E> {
             Ok(Vec::new())
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<R>, A::Error> {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<R::Kept>, A::Error> {
             match map.next_key::<IgnoredAny>()? {
                 None => Ok(Vec::new()),
                 Some(_) => Err(A::Error::custom("the list is an object, not a list")),
             }
         }
     }
-    d.deserialize_any(Rows(std::marker::PhantomData))
+    d.deserialize_any(Rows::<R>(std::marker::PhantomData))
 }
 
 /// Any JSON value, read as an integer when it is one: a JSON integer, a float without fraction
@@ -234,39 +264,22 @@ impl<'de> Deserialize<'de> for Scalar {
     }
 }
 
-/// A getmeas measure group as the briefs and trends read it (unknown fields are not kept: the
-/// list tools, which pass them on, decode their few rows in full).
+/// A getmeas measure group as the briefs and trends read it: when, whose, in which zone, and the
+/// values. The identifiers, device and comment fields are not read (the list tools, which show
+/// them, decode their few rows in full), which saves allocating strings for every group.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct MeasGroupWire {
     #[serde(deserialize_with = "int")]
-    grpid: Option<i64>,
-    #[serde(deserialize_with = "int")]
     date: Option<i64>,
-    #[serde(deserialize_with = "int")]
-    created: Option<i64>,
-    #[serde(deserialize_with = "int")]
-    modified: Option<i64>,
     #[serde(deserialize_with = "int")]
     category: Option<i64>,
     #[serde(deserialize_with = "int")]
     attrib: Option<i64>,
     #[serde(deserialize_with = "text")]
-    deviceid: Option<String>,
-    #[serde(deserialize_with = "text")]
-    hash_deviceid: Option<String>,
-    #[serde(deserialize_with = "text")]
-    model: Option<String>,
-    #[serde(deserialize_with = "int")]
-    modelid: Option<i64>,
-    #[serde(deserialize_with = "int")]
-    model_id: Option<i64>,
-    #[serde(deserialize_with = "text")]
     timezone: Option<String>,
-    #[serde(deserialize_with = "text")]
-    comment: Option<String>,
-    #[serde(deserialize_with = "rows")]
-    measures: Vec<MeasureWire>,
+    #[serde(deserialize_with = "measures")]
+    measures: Vec<Measure>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -286,22 +299,42 @@ impl MeasGroupWire {
     /// The domain group; `default_tz` (the body's `timezone`) stands in for a missing one.
     pub fn into_group(self, default_tz: Option<&str>) -> MeasureGroup {
         MeasureGroup {
-            grpid: self.grpid,
             date: self.date.map(Instant),
-            created: self.created.map(Instant),
-            modified: self.modified.map(Instant),
             category: self.category,
             attrib: self.attrib,
-            deviceid: self.deviceid,
-            hash_deviceid: self.hash_deviceid,
-            model: self.model,
-            modelid: self.modelid.or(self.model_id),
             timezone: self.timezone.or_else(|| default_tz.map(str::to_string)),
-            comment: self.comment,
-            measures: self.measures.into_iter().filter_map(MeasureWire::into_measure).collect(),
-            extra: serde_json::Map::new(),
+            measures: self.measures,
+            ..MeasureGroup::default()
         }
     }
+}
+
+/// The measures of a group, each decoded as it is read; one without a value or a type is left
+/// out (nothing to show).
+fn measures<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Measure>, D::Error> {
+    struct Measures;
+    impl<'de> Visitor<'de> for Measures {
+        type Value = Vec<Measure>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of measures")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Measure>, A::Error> {
+            // Eight is a full body-composition weigh-in: one allocation for most groups.
+            let mut out = Vec::with_capacity(8);
+            while let Some(m) = seq.next_element::<MeasureWire>()? {
+                out.extend(m.into_measure());
+            }
+            Ok(out)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Vec<Measure>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<Measure>, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(Vec::new())
+        }
+    }
+    d.deserialize_any(Measures)
 }
 
 impl MeasureWire {
@@ -315,7 +348,7 @@ impl MeasureWire {
             raw_unit,
             value: decode_value(raw_value, raw_unit),
             position: self.position,
-            extra: serde_json::Map::new(),
+            extra: None,
         })
     }
 }
@@ -386,13 +419,23 @@ mod tests {
             let page: PageBody<MeasGroupWire> =
                 Answer { http_status: 200, text }.body("/measure getmeas").unwrap();
             let tz = page.timezone.clone();
-            let typed: Vec<MeasureGroup> =
-                page.rows.into_iter().map(|g| g.into_group(tz.as_deref())).collect();
-            let mut want = decode_measure_groups(&body);
-            for g in &mut want {
-                g.extra.clear();
-                g.measures.iter_mut().for_each(|m| m.extra.clear());
+            let mut typed: Vec<MeasureGroup> = page.rows;
+            for g in &mut typed {
+                g.timezone = g.timezone.take().or_else(|| tz.clone());
             }
+            let want = decode_measure_groups(&body);
+            // What the briefs and trends read; the rest is the list tools'.
+            let want: Vec<MeasureGroup> = want
+                .into_iter()
+                .map(|g| MeasureGroup {
+                    date: g.date,
+                    category: g.category,
+                    attrib: g.attrib,
+                    timezone: g.timezone,
+                    measures: g.measures.into_iter().map(|m| Measure { extra: None, ..m }).collect(),
+                    ..MeasureGroup::default()
+                })
+                .collect();
             assert!(!typed.is_empty());
             assert_eq!(typed, want);
         }
