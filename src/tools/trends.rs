@@ -112,13 +112,12 @@ fn metric_names() -> Vec<&'static str> {
 
 /// The trends family.
 pub fn tools() -> Vec<Tool> {
+    // Schemas as JSON text: a json! literal compiles to code per entry, text is a few bytes.
     let props = || {
-        json!({
-            "metric": {"type": "string", "enum": metric_names(), "description": "what to analyse"},
-            "after": {"type": "string", "description": "start, YYYY-MM-DD or ISO 8601 with offset (default: 90 days ago)"},
-            "before": {"type": "string", "description": "end, YYYY-MM-DD or ISO 8601 with offset (default: now)"},
-            "units": {"type": "string", "enum": Units::names(), "description": "metric, imperial or uk; default WITHINGS_UNITS"},
-        })
+        let mut p = schema(INPUT_PROPERTIES);
+        p["metric"]["enum"] = json!(metric_names());
+        p["units"]["enum"] = json!(Units::names());
+        p
     };
     vec![
         Tool {
@@ -142,23 +141,7 @@ pub fn tools() -> Vec<Tool> {
                 structuredContent has the plotted series (value and trend per reading) for drawing it yourself.",
             input_schema: input_schema(props(), &["metric"]),
             output_schema: output_schema(
-                json!({
-                    "metric": {"type": "string"},
-                    "label": {"type": "string"},
-                    "unit": {"type": "string"},
-                    "units": {"type": "string", "enum": Units::names()},
-                    "readings": {"type": "integer", "minimum": 0},
-                    "rejected": {"type": "integer", "minimum": 0},
-                    "verdict": {"type": "string"},
-                    "window": {"type": "object"},
-                    "latest_trend": num_or_null(),
-                    "noise": num_or_null(),
-                    "series": {"type": "array", "items": {"type": "object"}, "maxItems": MAX_SERIES_POINTS},
-                    "series_step": {"type": "integer", "minimum": 1},
-                    "mime_type": {"type": "string", "const": "image/png"},
-                    "width": {"type": "integer"},
-                    "height": {"type": "integer"},
-                }),
+                schema(CHART_PROPERTIES),
                 &["metric", "unit", "readings", "verdict", "window", "series", "mime_type"],
             ),
             annotations: Annotations::REMOTE_READ,
@@ -167,37 +150,48 @@ pub fn tools() -> Vec<Tool> {
     ]
 }
 
-fn num_or_null() -> Value {
-    json!({"type": ["number", "null"]})
-}
+const INPUT_PROPERTIES: &str = r#"{
+    "metric": {"type": "string", "enum": [], "description": "what to analyse"},
+    "after": {"type": "string", "description": "start, YYYY-MM-DD or ISO 8601 with offset (default: 90 days ago)"},
+    "before": {"type": "string", "description": "end, YYYY-MM-DD or ISO 8601 with offset (default: now)"},
+    "units": {"type": "string", "enum": [], "description": "metric, imperial or uk; default WITHINGS_UNITS"}}"#;
+
+const CHART_PROPERTIES: &str = r#"{
+    "metric": {"type": "string"}, "label": {"type": "string"}, "unit": {"type": "string"},
+    "units": {"type": "string", "enum": ["metric", "imperial", "uk"]},
+    "readings": {"type": "integer", "minimum": 0}, "rejected": {"type": "integer", "minimum": 0},
+    "verdict": {"type": "string"}, "window": {"type": "object"},
+    "latest_trend": {"type": ["number", "null"]}, "noise": {"type": ["number", "null"]},
+    "series": {"type": "array", "items": {"type": "object"}, "maxItems": 200},
+    "series_step": {"type": "integer", "minimum": 1},
+    "mime_type": {"type": "string", "const": "image/png"},
+    "width": {"type": "integer"}, "height": {"type": "integer"}}"#;
+
+const TRENDS_PROPERTIES: &str = r#"{
+    "metric": {"type": "string"}, "unit": {"type": "string"}, "units": {"type": "string"},
+    "as_of": {"type": "string"}, "window": {"type": "object", "required": ["after", "before", "zone"]},
+    "method": {"type": "string"}, "description": {"type": "string"},
+    "n_readings": {"type": "integer", "minimum": 0}, "n_used": {"type": "integer", "minimum": 0},
+    "n_rejected": {"type": "integer", "minimum": 0},
+    "rejected": {"type": "array", "items": {"type": "object", "required": ["time", "reason"]}},
+    "latest": {"type": ["number", "null"]}, "trend_change": {"type": ["number", "null"]},
+    "slope_per_week": {"type": ["object", "null"]},
+    "verdict": {"type": "string", "enum": ["rising", "falling", "stable", "not_enough_data"]},
+    "reason": {"type": "string"},
+    "series": {"type": "array", "items": {"type": "object"}, "maxItems": 200},
+    "series_step": {"type": "integer", "minimum": 1},
+    "recomposition": {"type": ["object", "null"]}, "sleep_regularity": {"type": ["object", "null"]}}"#;
 
 fn trends_schema() -> Value {
-    let num_or_null = json!({"type": ["number", "null"]});
     output_schema(
-        json!({
-            "metric": {"type": "string"},
-            "unit": {"type": "string"},
-            "units": {"type": "string"},
-            "as_of": {"type": "string"},
-            "window": {"type": "object", "required": ["after", "before", "zone"]},
-            "method": {"type": "string"},
-            "description": {"type": "string"},
-            "n_readings": {"type": "integer", "minimum": 0},
-            "n_used": {"type": "integer", "minimum": 0},
-            "n_rejected": {"type": "integer", "minimum": 0},
-            "rejected": {"type": "array", "items": {"type": "object", "required": ["time", "reason"]}},
-            "latest": num_or_null,
-            "trend_change": num_or_null,
-            "slope_per_week": {"type": ["object", "null"]},
-            "verdict": {"type": "string", "enum": ["rising", "falling", "stable", "not_enough_data"]},
-            "reason": {"type": "string"},
-            "series": {"type": "array", "items": {"type": "object"}, "maxItems": MAX_SERIES_POINTS},
-            "series_step": {"type": "integer", "minimum": 1},
-            "recomposition": {"type": ["object", "null"]},
-            "sleep_regularity": {"type": ["object", "null"]},
-        }),
+        schema(TRENDS_PROPERTIES),
         &["metric", "unit", "window", "method", "n_used", "n_rejected", "rejected", "verdict", "reason"],
     )
+}
+
+/// A schema written as JSON text above (checked by a test, so never `null` in practice).
+fn schema(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
 /// Everything a trend answer and a chart are built from.
@@ -736,6 +730,17 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(base64(input.as_bytes()), want, "{input}");
         }
+    }
+
+    #[test]
+    fn schema_texts_parse_and_match_the_code() {
+        for text in [INPUT_PROPERTIES, CHART_PROPERTIES, TRENDS_PROPERTIES] {
+            assert!(schema(text).is_object(), "{text}");
+        }
+        for text in [CHART_PROPERTIES, TRENDS_PROPERTIES] {
+            assert_eq!(schema(text)["series"]["maxItems"], MAX_SERIES_POINTS);
+        }
+        assert_eq!(schema(CHART_PROPERTIES)["units"]["enum"], json!(Units::names()));
     }
 
     #[test]
