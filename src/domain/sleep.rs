@@ -313,7 +313,7 @@ pub fn decode_segment(v: &Value) -> SleepSegment {
             .iter()
             .filter_map(|(t, v)| Some((Instant(t.trim().parse().ok()?), fields::as_num(v)?)))
             .collect();
-        pts.sort_by_key(|(t, _)| *t);
+        crate::sort::by_key(&mut pts, |(t, _)| *t);
         series.insert(key, pts);
     }
     SleepSegment {

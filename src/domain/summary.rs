@@ -171,7 +171,7 @@ impl Inputs {
     fn own_weighins(&self) -> Vec<&Weighin> {
         let mut v: Vec<&Weighin> =
             self.weighins.items().iter().filter(|w| !w.guest && fin(w.weight_kg).is_some()).collect();
-        v.sort_by_key(|w| w.t);
+        crate::sort::by_key(&mut v, |w| w.t);
         v
     }
 
@@ -193,7 +193,7 @@ impl Inputs {
                 }
             }
         }
-        v.sort_by_key(|b| b.t);
+        crate::sort::by_key(&mut v, |b| b.t);
         v
     }
 
@@ -279,7 +279,7 @@ fn mean(xs: &[f64]) -> Option<f64> {
 
 fn median(xs: &[f64]) -> Option<f64> {
     let mut xs: Vec<f64> = xs.iter().copied().filter(|v| v.is_finite()).collect();
-    xs.sort_by(f64::total_cmp);
+    crate::sort::by(&mut xs, f64::total_cmp);
     let n = xs.len();
     match n {
         0 => None,

@@ -195,7 +195,7 @@ fn zone_names(body: &Value) -> Vec<String> {
             }
         }
     }
-    names.sort();
+    crate::sort::ascending(&mut names);
     names.dedup();
     names
 }

@@ -646,7 +646,7 @@ fn record_zone_names(rows: &[Value], body_zone: Option<&str>) -> Vec<String> {
         .chain(body_zone)
         .map(str::to_string)
         .collect();
-    names.sort();
+    crate::sort::ascending(&mut names);
     names.dedup();
     names
 }

@@ -183,7 +183,7 @@ fn build() -> Vec<Tool> {
     v.extend(data::tools());
     v.extend(briefs::tools());
     v.extend(trends::tools());
-    v.sort_by_key(|t| ORDER.iter().position(|n| *n == t.name).unwrap_or(ORDER.len()));
+    crate::sort::by_key(&mut v, |t| ORDER.iter().position(|n| *n == t.name).unwrap_or(ORDER.len()));
     // Test-only fixtures for the conformance suite; empty unless WITHINGS_MCP_CONFORMANCE=1.
     v.extend(conformance::tools());
     v

@@ -384,7 +384,7 @@ fn finite(points: &[ChartPoint]) -> Vec<ChartPoint> {
 }
 
 fn sorted(mut points: Vec<ChartPoint>) -> Vec<ChartPoint> {
-    points.sort_by(|a, b| a.t.cmp(&b.t).then(a.value.total_cmp(&b.value)));
+    crate::sort::by(&mut points, |a, b| a.t.cmp(&b.t).then(a.value.total_cmp(&b.value)));
     points
 }
 
@@ -421,7 +421,7 @@ fn visible_ticks<'a>(ticks: &'a [XTick], frame: &Frame, width: f64, ls: f64) -> 
     };
     let in_range = |k: &XTick| (k.t as f64) >= frame.t_lo && (k.t as f64) <= frame.t_hi;
     let mut inside: Vec<&XTick> = ticks.iter().filter(|k| in_range(k) && on_page(k)).collect();
-    inside.sort_by(|a, b| a.t.cmp(&b.t).then(a.label.cmp(&b.label)));
+    crate::sort::by(&mut inside, |a, b| a.t.cmp(&b.t).then(a.label.cmp(&b.label)));
     let widest = inside.iter().map(|k| font::text_width(&k.label, ls)).fold(0.0, f64::max);
     let mut stride = 1;
     loop {

@@ -219,7 +219,7 @@ fn heart(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value {
     let bp = latest_bp(inputs, day);
     let bp_count = inputs.bp_readings().iter().filter(|b| b.day == day).count();
     let mut ecgs: Vec<_> = records.iter().filter(|h| h.ecg.is_some()).collect();
-    ecgs.sort_by_key(|h| h.t);
+    crate::sort::by_key(&mut ecgs, |h| h.t);
     let ecg: Vec<Value> = ecgs
         .iter()
         .map(|h| json!({"t": h.t, "classification": h.ecg.clone().unwrap_or_default(), "heart_rate_bpm": int(h.heart_rate)}))

@@ -207,7 +207,7 @@ pub fn analyze(readings: &[Reading], window: Window, params: &Params) -> Trend {
             inside.push(*r);
         }
     }
-    inside.sort_by(cmp_reading);
+    crate::sort::by(&mut inside, cmp_reading);
 
     let mut plausible: Vec<Reading> = Vec::with_capacity(inside.len());
     for r in inside {
@@ -222,7 +222,7 @@ pub fn analyze(readings: &[Reading], window: Window, params: &Params) -> Trend {
     }
 
     let kept = reject_outliers(&plausible, &p, &mut rejected);
-    rejected.sort_by(cmp_rejected);
+    crate::sort::by(&mut rejected, cmp_rejected);
 
     let smoothed = local_linear(&merge_same_time(&kept), p.alpha);
     let first_t = kept.first().map(|r| r.t);

@@ -43,7 +43,7 @@ so 23:30 and 00:30 are one hour apart.";
 pub fn sleep_timing(nights: &[Night]) -> Option<TimingSpread> {
     let valid = |s: i64| (0..SECS_PER_DAY).contains(&s);
     let mut used: Vec<Night> = nights.iter().copied().filter(|n| valid(n.bedtime) && valid(n.wake)).collect();
-    used.sort_by_key(|n| (n.day, n.bedtime, n.wake));
+    crate::sort::by_key(&mut used, |n| (n.day, n.bedtime, n.wake));
     if used.len() < 2 {
         return None;
     }

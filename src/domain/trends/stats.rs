@@ -28,7 +28,7 @@ pub struct Slope {
 pub fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
     let mut pts: Vec<(f64, f64)> =
         points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
-    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    crate::sort::by(&mut pts, |a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let max_points = max_points.max(3);
     let subsampled = pts.len() > max_points;
     if subsampled {

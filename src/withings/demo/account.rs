@@ -234,7 +234,7 @@ pub fn generate(now: i64, zone: &Zone) -> Account {
     }
     // Nothing exists before it is uploaded.
     acc.groups.retain(|g| g.created <= now);
-    acc.groups.sort_by_key(|g| (g.date, g.grpid));
+    crate::sort::by_key(&mut acc.groups, |g| (g.date, g.grpid));
     acc.workouts.retain(|w| w.modified <= now);
     acc.sleeps.retain(|s| s.created <= now);
     acc.hearts.retain(|h| h.modified <= now);
