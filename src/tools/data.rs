@@ -16,6 +16,7 @@ use crate::domain::units::{self, Units};
 use crate::domain::{activity, heart, measures, sleep, workouts};
 use crate::store;
 use crate::store::config::Config;
+use crate::tools::trend_output::WindowOut;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
 use crate::withings::wire::MeasGroupWire;
@@ -610,7 +611,7 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
         "records": records,
         "has_more": fetched.has_more,
         "empty": records.is_empty() && !fetched.has_more,
-        "range": range_json(&range, &s.zone),
+        "range": range_out(&range, &s.zone),
         "privacy_mode": s.privacy.name(),
         "units": s.units.name(),
         "upstream": {"action": format!("{} {}", spec.path, spec.action), "requests": client.requests_sent()},
@@ -627,14 +628,14 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
 }
 
 /// The range as dates and instants in the user's zone, for the answer.
-pub fn range_json(range: &Range, zone: &Zone) -> Value {
-    json!({
-        "after": range.start_date.to_string(),
-        "before": range.end_date.to_string(),
-        "start": time::format_local(range.start, zone),
-        "end": time::format_local(range.end, zone),
-        "zone": zone.name(),
-    })
+pub fn range_out(range: &Range, zone: &Zone) -> WindowOut {
+    WindowOut {
+        after: range.start_date.to_string(),
+        before: range.end_date.to_string(),
+        start: time::format_local(range.start, zone),
+        end: time::format_local(range.end, zone),
+        zone: zone.name().to_string(),
+    }
 }
 
 /// Every distinct `timezone` named by the rows or the body, so each record's local times use

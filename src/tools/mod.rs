@@ -12,6 +12,7 @@ pub mod prompts;
 pub mod readiness;
 pub mod resources;
 pub mod schema;
+pub mod trend_output;
 pub mod trends;
 
 use std::rc::Rc;

@@ -15,6 +15,9 @@ use crate::domain::trends::{self, Bounds, Reading, Trend, Window};
 use crate::domain::units::{self, Units};
 use crate::domain::{activity, sleep};
 use crate::tools::data::{self, Source};
+use crate::tools::trend_output::{
+    RecompositionOut, RegularityOut, RejectedOut, SeriesPoint, SlopeOut, SriOut, TimingOut, TrendOut,
+};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
 use crate::{Error, Result};
@@ -202,8 +205,8 @@ struct Analysis {
     range: Range,
     trend: Trend,
     readings: Vec<Reading>,
-    recomposition: Option<Value>,
-    regularity: Option<Value>,
+    recomposition: Option<RecompositionOut>,
+    regularity: Option<RegularityOut>,
     demo: bool,
 }
 
@@ -302,29 +305,28 @@ fn readings(read: Read, body: &Value, zone: &Zone) -> Vec<Reading> {
     }
 }
 
-fn recomposition(groups: &[MeasureGroup], window: Window, units: Units) -> Value {
+fn recomposition(groups: &[MeasureGroup], window: Window, units: Units) -> RecompositionOut {
     let params = trends::standard_params(0.1, 0.3, Some(Bounds { min: 1.0, max: 300.0 }));
     let (fat, lean) = (measure_readings(groups, 8), measure_readings(groups, 5));
     let r = trends::recomposition(&fat, &lean, window, &params, 0.3);
     let known = r.class != trends::RecompClass::NotEnoughData;
-    json!({
-        "method": r.method,
-        "description": r.description,
-        "class": r.class.as_str(),
-        // Without enough readings there is no change to report, not a change of zero.
-        "fat_mass_change": r.fat_delta.filter(|_| known).and_then(|v| display_value(v, "kg", units, 1)),
-        "lean_mass_change": r.lean_delta.filter(|_| known).and_then(|v| display_value(v, "kg", units, 1)),
-        "unit": display_unit("kg", units),
-        // The band is a mass like the deltas, so it is shown in the same unit as they are.
-        "band": display_value(r.band, "kg", units, 1),
-        "n_used": r.n_used,
-        "n_rejected": r.n_rejected,
-    })
+    let kg = |v: f64| display_value(v, "kg", units, 1);
+    RecompositionOut {
+        method: r.method,
+        description: r.description,
+        class: r.class.as_str(),
+        fat_mass_change: r.fat_delta.filter(|_| known).and_then(kg),
+        lean_mass_change: r.lean_delta.filter(|_| known).and_then(kg),
+        unit: display_unit("kg", units),
+        band: kg(r.band),
+        n_used: r.n_used,
+        n_rejected: r.n_rejected,
+    }
 }
 
 /// Bedtime and wake-time spread from the summaries, and the Sleep Regularity Index from sleep
 /// detail over the last 14 days of the window (two more requests at most).
-fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zone) -> Result<Value> {
+fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zone) -> Result<RegularityOut> {
     let nights: Vec<_> =
         sleep::decode_nights(body).into_iter().filter(|n| n.is_nap(zone) != Some(true)).collect();
     let timing_input: Vec<trends::Night> = nights
@@ -338,15 +340,13 @@ fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zon
             })
         })
         .collect();
-    let timing = trends::sleep_timing(&timing_input).map(|t| {
-        json!({
-            "method": t.method,
-            "bedtime_mean": clock(t.bedtime_mean),
-            "wake_mean": clock(t.wake_mean),
-            "bedtime_sd_minutes": round(t.bedtime_sd_min, 0),
-            "wake_sd_minutes": round(t.wake_sd_min, 0),
-            "nights": t.n_used,
-        })
+    let timing = trends::sleep_timing(&timing_input).map(|t| TimingOut {
+        method: t.method,
+        bedtime_mean: clock(t.bedtime_mean),
+        wake_mean: clock(t.wake_mean),
+        bedtime_sd_minutes: round(t.bedtime_sd_min, 0),
+        wake_sd_minutes: round(t.wake_sd_min, 0),
+        nights: t.n_used,
     });
     let detail_start = Instant(range.start.0.max(range.end.0 - 14 * 86_400));
     let detail_range = Range { start: detail_start, start_date: zone.local_date(detail_start), ..*range };
@@ -365,82 +365,86 @@ fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zon
                 })
                 .collect();
             match trends::sleep_regularity_index(&segments, 60) {
-                Some(s) => json!({"method": s.method, "value": round(s.value, 1), "days": s.n_days}),
-                None => {
-                    json!({"value": null, "reason": "not enough days of sleep detail (need at least two consecutive)"})
-                }
+                Some(s) => SriOut {
+                    method: Some(s.method),
+                    value: Some(round(s.value, 1)),
+                    days: Some(s.n_days),
+                    reason: None,
+                },
+                None => no_sri("not enough days of sleep detail (need at least two consecutive)".into()),
             }
         }
         Err(e) if e.ends_call() => return Err(e),
-        Err(e) => json!({"value": null, "reason": format!("sleep detail unavailable: {e}")}),
+        Err(e) => no_sri(format!("sleep detail unavailable: {e}")),
     };
-    Ok(json!({"timing": timing, "sri": sri}))
+    Ok(RegularityOut { timing, sri })
+}
+
+fn no_sri(reason: String) -> SriOut {
+    SriOut { method: None, value: None, days: None, reason: Some(reason) }
 }
 
 fn run_trends(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let a = analyse(ctx, args)?;
-    let structured = trend_json(ctx, &a);
-    let markdown = trend_markdown(&structured);
+    let out = trend_out(ctx, &a);
+    let markdown = out.markdown();
+    let structured = serde_json::to_value(&out).map_err(|e| Error::json("withings_trends answer", e))?;
     Ok(Output { structured, markdown, extra: Vec::new() })
 }
 
-fn trend_json(ctx: &Ctx, a: &Analysis) -> Value {
+fn trend_out(ctx: &Ctx, a: &Analysis) -> TrendOut {
     let m = a.metric;
     let u = a.units;
     let t = &a.trend;
     let dv = |v: f64| display_value(v, m.unit, u, m.decimals);
-    let rejected: Vec<Value> = t
+    let rejected = t
         .rejected
         .iter()
-        .map(|r| {
-            json!({
-                "time": time::format_local(Instant(r.t), &a.zone),
-                "value": r.value.and_then(dv),
-                "reason": r.reason.as_str(),
-                "median": r.median.and_then(dv),
-            })
+        .map(|r| RejectedOut {
+            time: time::format_local(Instant(r.t), &a.zone),
+            value: r.value.and_then(dv),
+            reason: r.reason.as_str(),
+            median: r.median.and_then(dv),
         })
         .collect();
-    let slope = t.slope.as_ref().map(|s| {
-        json!({
-            "value": dv(s.per_week),
-            "lower": dv(s.lower),
-            "upper": dv(s.upper),
-            "confidence": s.confidence,
-            // Unitless metrics (sleep score) read "per week", not " per week".
-            "unit": format!("{} per week", display_unit(m.unit, u)).trim_start().to_string(),
-            "points": s.n_points,
-        })
+    let slope_per_week = t.slope.as_ref().map(|s| SlopeOut {
+        value: dv(s.per_week),
+        lower: dv(s.lower),
+        upper: dv(s.upper),
+        confidence: s.confidence,
+        // Unitless metrics (sleep score) read "per week", not " per week".
+        unit: format!("{} per week", display_unit(m.unit, u)).trim_start().to_string(),
+        points: s.n_points,
     });
-    let (series, step) = series_json(a);
-    json!({
-        "metric": m.name,
-        "unit": display_unit(m.unit, u),
-        "units": u.name(),
-        "as_of": time::format_local(Instant(ctx.now), &a.zone),
-        "window": data::range_json(&a.range, &a.zone),
-        "method": t.method,
-        "description": t.description,
-        "n_readings": t.n_input,
-        "n_used": t.n_used,
-        "n_rejected": t.n_rejected,
-        "rejected": rejected,
-        "latest": t.latest.and_then(dv),
-        "trend_change": t.change.and_then(dv),
-        "slope_per_week": slope,
-        "verdict": t.verdict.as_str(),
-        "reason": t.reason,
-        "series": series,
-        "series_step": step,
-        "recomposition": a.recomposition,
-        "sleep_regularity": a.regularity,
-    })
+    let (series, series_step) = series_out(a);
+    TrendOut {
+        metric: m.name,
+        unit: display_unit(m.unit, u),
+        units: u.name(),
+        as_of: time::format_local(Instant(ctx.now), &a.zone),
+        window: data::range_out(&a.range, &a.zone),
+        method: t.method,
+        description: t.description,
+        n_readings: t.n_input,
+        n_used: t.n_used,
+        n_rejected: t.n_rejected,
+        rejected,
+        latest: t.latest.and_then(dv),
+        trend_change: t.change.and_then(dv),
+        slope_per_week,
+        verdict: t.verdict.as_str(),
+        reason: t.reason.clone(),
+        series,
+        series_step,
+        recomposition: a.recomposition.clone(),
+        sleep_regularity: a.regularity.clone(),
+    }
 }
 
 /// The readings and their trend, in display units, with the step between kept readings. The
 /// full series can be thousands of points; an agent needs its shape, not every reading, and MCP
 /// clients choke on megabyte answers. Keep an even subsample that ends on the latest.
-fn series_json(a: &Analysis) -> (Vec<Value>, usize) {
+fn series_out(a: &Analysis) -> (Vec<SeriesPoint>, usize) {
     let (m, u) = (a.metric, a.units);
     let dv = |v: f64| display_value(v, m.unit, u, m.decimals);
     let smoothed = &a.trend.smoothed;
@@ -450,80 +454,13 @@ fn series_json(a: &Analysis) -> (Vec<Value>, usize) {
         .iter()
         .enumerate()
         .filter(|(i, _)| (last - i).is_multiple_of(step))
-        .map(|(_, p)| {
-            json!({
-                "date": a.zone.local_date(Instant(p.t)).to_string(),
-                "value": dv(p.value),
-                "trend": dv(p.trend),
-            })
+        .map(|(_, p)| SeriesPoint {
+            date: a.zone.local_date(Instant(p.t)).to_string(),
+            value: dv(p.value),
+            trend: dv(p.trend),
         })
         .collect();
     (series, step)
-}
-
-fn trend_markdown(v: &Value) -> String {
-    let unit = v["unit"].as_str().unwrap_or("");
-    let w = &v["window"];
-    let mut md = format!(
-        "# {} trend: {}\n\n{} → {} ({}), {} readings used, {} rejected.\n\n",
-        v["metric"].as_str().unwrap_or(""),
-        v["verdict"].as_str().unwrap_or("").replace('_', " "),
-        w["after"].as_str().unwrap_or(""),
-        w["before"].as_str().unwrap_or(""),
-        w["zone"].as_str().unwrap_or(""),
-        v["n_used"],
-        v["n_rejected"],
-    );
-    md.push_str(&format!("{}\n\n", v["reason"].as_str().unwrap_or("")));
-    if let Some(latest) = v["latest"].as_f64() {
-        md.push_str(&format!("- Latest trend value: {} {unit}\n", latest));
-    }
-    if let Some(c) = v["trend_change"].as_f64() {
-        md.push_str(&format!("- Trend change over the window: {c:+} {unit}\n"));
-    }
-    if let Some(s) = v["slope_per_week"].as_object() {
-        md.push_str(&format!(
-            "- Slope: {} {} (95% interval {} to {})\n",
-            s.get("value").unwrap_or(&Value::Null),
-            match unit {
-                "" => "per week".to_string(),
-                u => format!("{u}/week"),
-            },
-            s.get("lower").unwrap_or(&Value::Null),
-            s.get("upper").unwrap_or(&Value::Null)
-        ));
-    }
-    for r in v["rejected"].as_array().into_iter().flatten() {
-        md.push_str(&format!(
-            "- Rejected {}: {} {unit} ({})\n",
-            r["time"].as_str().unwrap_or(""),
-            r["value"],
-            r["reason"].as_str().unwrap_or("")
-        ));
-    }
-    if let Some(r) = v["recomposition"].as_object() {
-        md.push_str(&format!(
-            "- Body recomposition: {} (fat mass {} {u}, lean mass {} {u})\n",
-            r.get("class").and_then(Value::as_str).unwrap_or("").replace('_', " "),
-            r.get("fat_mass_change").unwrap_or(&Value::Null),
-            r.get("lean_mass_change").unwrap_or(&Value::Null),
-            u = r.get("unit").and_then(Value::as_str).unwrap_or("")
-        ));
-    }
-    if let Some(t) = v["sleep_regularity"]["timing"].as_object() {
-        md.push_str(&format!(
-            "- Bedtime {} ± {} min, wake {} ± {} min\n",
-            t.get("bedtime_mean").and_then(Value::as_str).unwrap_or(""),
-            t.get("bedtime_sd_minutes").unwrap_or(&Value::Null),
-            t.get("wake_mean").and_then(Value::as_str).unwrap_or(""),
-            t.get("wake_sd_minutes").unwrap_or(&Value::Null)
-        ));
-    }
-    if let Some(sri) = v["sleep_regularity"]["sri"]["value"].as_f64() {
-        md.push_str(&format!("- Sleep Regularity Index: {sri} (100 = identical schedule every day)\n"));
-    }
-    md.push_str(&format!("\nMethod: {}\n", v["description"].as_str().unwrap_or("")));
-    md
 }
 
 /// The chart of an analysis: readings kept, rejected ones, the trend and its noise band, in
@@ -587,7 +524,7 @@ fn kept_readings(a: &Analysis) -> impl Iterator<Item = &Reading> {
 fn run_chart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let a = analyse(ctx, args)?;
     let png = chart::raster::render_png(&chart_spec(&a));
-    let (series, step) = series_json(&a);
+    let (series, step) = series_out(&a);
     let m = a.metric;
     let u = a.units;
     let dv = |v: f64| display_value(v, m.unit, u, m.decimals);
@@ -600,7 +537,7 @@ fn run_chart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
         "readings": a.trend.n_used,
         "rejected": a.trend.n_rejected,
         "verdict": a.trend.verdict.as_str(),
-        "window": data::range_json(&a.range, &a.zone),
+        "window": data::range_out(&a.range, &a.zone),
         "latest_trend": a.trend.latest.and_then(dv),
         "noise": a.trend.scatter.and_then(dv),
         // The plotted data, for a view that draws the chart itself (the MCP Apps dashboard).
