@@ -106,6 +106,18 @@ pub fn daily_markdown(v: &Value, u: Units) -> String {
         ));
     }
 
+    out.push_str(&daily_sleep(v, date));
+    out.push_str(&daily_activity(v, date, u));
+    out.push_str(&daily_body(v, date, u));
+    out.push_str(&daily_heart(v));
+    out.push_str(&actions_md(&v["diagnostic"]["action_candidates"]));
+    out.push_str(&quality_md(v));
+    out
+}
+
+/// `## Sleep`: the main sleep ending on the day, and naps apart.
+fn daily_sleep(v: &Value, date: &str) -> String {
+    let mut out = String::new();
     out.push_str("## Sleep\n");
     match md::s(v, "/sleep/status") {
         Some("failed") => out.push_str(&format!(
@@ -123,7 +135,12 @@ pub fn daily_markdown(v: &Value, u: Units) -> String {
             md::s(nap, "/wake_time").unwrap_or("?")
         ));
     }
+    out
+}
 
+/// `## Activity`: the day's totals, in `u` for distances.
+fn daily_activity(v: &Value, date: &str, u: Units) -> String {
+    let mut out = String::new();
     out.push_str("\n## Activity\n");
     let a = &v["activity"];
     match md::s(a, "/status") {
@@ -153,7 +170,12 @@ pub fn daily_markdown(v: &Value, u: Units) -> String {
         }
         _ => out.push_str(&format!("- No activity recorded on {date}.\n")),
     }
+    out
+}
 
+/// `## Body`: the day's weigh-in (or the latest before) and the change since the previous one.
+fn daily_body(v: &Value, date: &str, u: Units) -> String {
+    let mut out = String::new();
     out.push_str("\n## Body\n");
     let b = &v["body"];
     match md::s(b, "/status") {
@@ -179,7 +201,12 @@ pub fn daily_markdown(v: &Value, u: Units) -> String {
     if let Some(n) = md::f(b, "/excluded_unattributed").filter(|n| *n > 0.0) {
         out.push_str(&format!("- {n} weigh-in(s) with unclear attribution were left out.\n"));
     }
+    out
+}
 
+/// `## Heart`: heart rates, blood pressure and ECGs of the day.
+fn daily_heart(v: &Value) -> String {
+    let mut out = String::new();
     out.push_str("\n## Heart\n");
     let h = &v["heart"];
     let mut any = false;
@@ -222,9 +249,6 @@ pub fn daily_markdown(v: &Value, u: Units) -> String {
     } else if !any {
         out.push_str("- No heart data for this day.\n");
     }
-
-    out.push_str(&actions_md(&v["diagnostic"]["action_candidates"]));
-    out.push_str(&quality_md(v));
     out
 }
 
@@ -356,6 +380,36 @@ pub fn weekly_markdown(v: &Value, u: Units) -> String {
         md::s(d, "/load_basis").unwrap_or("")
     ));
 
+    out.push_str(&weekly_scorecard(v, u));
+    out.push_str("\n## Bottlenecks\n");
+    let bs: Vec<&Value> = d["bottlenecks"].as_array().into_iter().flatten().collect();
+    if bs.is_empty() {
+        out.push_str("- No bottleneck stands out in this data.\n");
+    }
+    for b in bs {
+        out.push_str(&format!("- {}\n", md::s(b, "/summary").unwrap_or("?")));
+    }
+    out.push_str("\n## Next-week plan\n");
+    let plan: Vec<&Value> = d["next_week_plan"].as_array().into_iter().flatten().collect();
+    if plan.is_empty() {
+        out.push_str("- Keep your current routine.\n");
+    }
+    for p in plan {
+        out.push_str(&format!(
+            "- **{}:** {} ({})\n",
+            md::s(p, "/area").unwrap_or("?").replace('_', " "),
+            md::s(p, "/target").unwrap_or("?"),
+            md::s(p, "/why").unwrap_or("?")
+        ));
+    }
+    out.push_str(&actions_md(&d["action_candidates"]));
+    out.push_str(&quality_md(v));
+    out
+}
+
+/// `## Scorecard`: this period against the previous one, then coverage, weight change and bedtimes.
+fn weekly_scorecard(v: &Value, u: Units) -> String {
+    let mut out = String::new();
     let has_prev = v["scorecard"]["previous"].is_object();
     out.push_str("## Scorecard\n");
     out.push_str(match has_prev {
@@ -429,29 +483,5 @@ pub fn weekly_markdown(v: &Value, u: Units) -> String {
             md::s(cur, "/avg_wake_time").unwrap_or("?")
         ));
     }
-
-    out.push_str("\n## Bottlenecks\n");
-    let bs: Vec<&Value> = d["bottlenecks"].as_array().into_iter().flatten().collect();
-    if bs.is_empty() {
-        out.push_str("- No bottleneck stands out in this data.\n");
-    }
-    for b in bs {
-        out.push_str(&format!("- {}\n", md::s(b, "/summary").unwrap_or("?")));
-    }
-    out.push_str("\n## Next-week plan\n");
-    let plan: Vec<&Value> = d["next_week_plan"].as_array().into_iter().flatten().collect();
-    if plan.is_empty() {
-        out.push_str("- Keep your current routine.\n");
-    }
-    for p in plan {
-        out.push_str(&format!(
-            "- **{}:** {} ({})\n",
-            md::s(p, "/area").unwrap_or("?").replace('_', " "),
-            md::s(p, "/target").unwrap_or("?"),
-            md::s(p, "/why").unwrap_or("?")
-        ));
-    }
-    out.push_str(&actions_md(&d["action_candidates"]));
-    out.push_str(&quality_md(v));
     out
 }
