@@ -2,8 +2,8 @@
 //!
 //! With `--code`, exchanges a pasted redirect URL (or a bare code with `--state`) for a pending
 //! sign-in (`store::pending`). Otherwise hands out an authorization URL whose state is pending
-//! for 15 minutes and listens on the redirect URI's loopback address, waiting on the main thread
-//! with `recv_timeout`: requests to other paths get 404; a callback without this sign-in's
+//! for 15 minutes and listens on the redirect URI's loopback address (`server::callback`),
+//! waiting on the main thread: requests to other paths get 404; a callback without this sign-in's
 //! `state` gets 400 and is ignored (we keep waiting), whatever else it carries; the right one is
 //! exchanged at once (codes live 30 s) and answered with a result page. A sign-in completed
 //! meanwhile by `auth --code` in another process ends the wait too.
@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::cli::AuthOpts;
+use crate::server::callback;
 use crate::store::config::{Config, Key};
 use crate::store::pending;
 use crate::store::tokens::{self, Tokens};
@@ -84,7 +85,7 @@ fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<
     let url =
         oauth::authorize_url(cfg.account_url(), cfg.require(Key::ClientId)?, cfg.scopes(), &redirect, &state);
     pending::add(&token_path, &state, ctx.now)?;
-    let listening = oauth::loopback(&redirect).and_then(|lb| match tiny_http::Server::http(&lb.bind) {
+    let listening = oauth::loopback(&redirect).and_then(|lb| match callback::Listener::bind(&lb.bind) {
         Ok(server) => Ok((lb, server)),
         Err(e) => Err(Error::Config(format!(
             "cannot listen on {} for the OAuth callback ({e}); free the port or change WITHINGS_REDIRECT_URI, \
@@ -92,7 +93,7 @@ fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<
             lb.bind
         ))),
     });
-    let (lb, server) = match listening {
+    let (lb, mut server) = match listening {
         Ok(l) => l,
         Err(e) => {
             // The person can still approve in a browser and paste the redirect URL with --code.
@@ -122,7 +123,7 @@ fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<
             )));
         }
         // Short waits, so that a sign-in completed by `auth --code` elsewhere ends this one too.
-        let request = match server.recv_timeout(left.min(Duration::from_secs(1))) {
+        let request = match server.next(left.min(Duration::from_secs(1))) {
             Ok(Some(r)) => r,
             Ok(None) => match completed_elsewhere(ctx, &token_path, &state, started) {
                 Some(t) => return Ok(t),
@@ -144,7 +145,7 @@ fn answer(
     started: Instant,
     state: &str,
     callback_path: &str,
-    request: tiny_http::Request,
+    request: callback::Request,
 ) -> Option<Result<Tokens>> {
     let full = request.url().to_string();
     let (path, query) = full.split_once('?').unwrap_or((full.as_str(), ""));
@@ -205,20 +206,14 @@ fn result(token_path: &str, t: &Tokens) -> Value {
         "next_step": "Connected: try `withings-mcp call withings_daily_summary`."})
 }
 
-fn respond(request: tiny_http::Request, code: u16, title: &str, message: &str) {
+fn respond(request: callback::Request, code: u16, title: &str, message: &str) {
     let html = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{t}</title></head>\
          <body style=\"font-family:sans-serif;max-width:40em;margin:4em auto\"><h1>{t}</h1><p>{m}</p></body></html>",
         t = escape(title),
         m = escape(message)
     );
-    let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"text/html; charset=utf-8"[..]);
-    let mut response = tiny_http::Response::from_string(html).with_status_code(code);
-    if let Ok(h) = header {
-        response = response.with_header(h);
-    }
-    // The browser may have gone away; nothing useful to do about it.
-    let _ = request.respond(response);
+    request.respond(code, html);
 }
 
 fn escape(s: &str) -> String {

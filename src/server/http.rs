@@ -10,7 +10,7 @@
 //! Why not tiny_http here (README, "Architecture"): tiny_http 0.12 reads heads on a pool that
 //! queues new connections behind busy threads and has no read timeouts, so a handful of stalled
 //! clients froze every later one. HTTP/1.1 for one JSON POST is small enough to read by hand;
-//! tiny_http still serves the one-shot OAuth callback.
+//! the OAuth callback of `auth` is read the same way (`callback`).
 //!
 //! The checks (Host/Origin against DNS rebinding, media types, body size, protocol headers) live
 //! in `route` as pure functions over a header list; this file only does the I/O.
@@ -237,7 +237,7 @@ fn handle_elsewhere(
 }
 
 /// Writes a reply by hand, always with `Connection: close`, then closes the connection.
-fn write_reply(stream: &TcpStream, reply: &Reply, head_only: bool) {
+pub(super) fn write_reply(stream: &TcpStream, reply: &Reply, head_only: bool) {
     let mut head = format!("HTTP/1.1 {} {}\r\n", reply.status, reason(reply.status));
     for (k, v) in &reply.headers {
         head.push_str(&format!("{k}: {v}\r\n"));
@@ -256,7 +256,7 @@ fn write_reply(stream: &TcpStream, reply: &Reply, head_only: bool) {
 /// After refusing a head, reads and drops what the client may still be sending, briefly and
 /// bounded: closing a socket with unread input resets the connection, and the client would
 /// lose the answer that says what was wrong.
-fn linger(stream: &TcpStream) {
+pub(super) fn linger(stream: &TcpStream) {
     let mut rest = Timed::new(stream, Duration::from_millis(500), Duration::from_secs(1)).take(64 * 1024);
     let _ = std::io::copy(&mut rest, &mut std::io::sink());
 }

@@ -2,8 +2,9 @@
 //!
 //! HTTP mode by job: `http` (listener and connection threads), `conns` (the connection cap),
 //! `read` (a request off the socket), `head` (request-head parsing), `route` (checks on the
-//! head), `handle` (the body).
+//! head), `handle` (the body). `callback` reads `auth`'s OAuth callback with the same reader.
 
+pub mod callback;
 mod conns;
 pub mod handle;
 pub mod head;
