@@ -20,6 +20,7 @@ use crate::server::callback;
 use crate::store::config::{Config, Key};
 use crate::store::pending;
 use crate::store::tokens::{self, Tokens};
+use crate::text::escape;
 use crate::tools::Ctx;
 use crate::withings::client::Client;
 use crate::withings::oauth;
@@ -214,10 +215,6 @@ fn respond(request: callback::Request, code: u16, title: &str, message: &str) {
         m = escape(message)
     );
     request.respond(code, html);
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// Best effort: the URL is printed on stderr as well.

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::mcp::dispatch::{Engine, META_VERSION, STATELESS};
 use crate::mcp::jsonrpc::{self, RpcError};
 use crate::server::route::{Headers, Reply, header};
+use crate::text;
 use crate::tools::Ctx;
 
 /// Handles the body of `POST /mcp` for the protocol version named by the header.
@@ -111,32 +112,9 @@ fn mismatch(message: String) -> RpcError {
 /// A header value, decoding the `=?base64?…?=` sentinel used for values unsafe in headers.
 pub fn decode_name(value: &str) -> Option<String> {
     match value.strip_prefix("=?base64?").and_then(|r| r.strip_suffix("?=")) {
-        Some(b64) => base64_decode(b64).and_then(|bytes| String::from_utf8(bytes).ok()),
+        Some(b64) => text::base64_decode(b64).and_then(|bytes| String::from_utf8(bytes).ok()),
         None => Some(value.to_string()),
     }
-}
-
-fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in s.trim_end_matches('=').bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
 }
 
 /// The HTTP status for a JSON-RPC reply. Handshake-era errors travel as 200 with the error body

@@ -14,6 +14,7 @@ use crate::domain::time::{self, CivilDate, Instant, Range, Zone};
 use crate::domain::trends::{self, Bounds, Reading, Trend, Window};
 use crate::domain::units::{self, Units};
 use crate::domain::{activity, sleep};
+use crate::text;
 use crate::tools::data::{self, Source};
 use crate::tools::trend_output::{
     RecompositionOut, RegularityOut, RejectedOut, SeriesPoint, SlopeOut, SriOut, TimingOut, TrendOut,
@@ -548,7 +549,7 @@ fn run_chart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
         "height": CHART_HEIGHT,
     });
     let markdown = chart_markdown(&a, &structured);
-    let extra = vec![json!({"type": "image", "data": base64(&png), "mimeType": "image/png"})];
+    let extra = vec![json!({"type": "image", "data": text::base64(&png), "mimeType": "image/png"})];
     Ok(Output { structured, markdown, extra })
 }
 
@@ -627,47 +628,9 @@ fn month_abbr(m: u32) -> &'static str {
     M.get((m as usize).wrapping_sub(1)).copied().unwrap_or("")
 }
 
-/// Standard base64 with padding (RFC 4648), for image content.
-pub fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk.first().copied().unwrap_or(0),
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            let c = if i <= chunk.len() {
-                A.get(((n >> (18 - 6 * i)) & 63) as usize).copied().unwrap_or(b'=')
-            } else {
-                b'='
-            };
-            out.push(c as char);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_rfc4648_vectors() {
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (input, want) in cases {
-            assert_eq!(base64(input.as_bytes()), want, "{input}");
-        }
-    }
 
     #[test]
     fn schema_texts_parse_and_match_the_code() {

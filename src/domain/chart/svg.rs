@@ -8,6 +8,7 @@ use crate::domain::chart::ChartSpec;
 use crate::domain::chart::layout::{self, Key, Layout, Role, num, palette, text_color};
 use crate::image::canvas::{Anchor, Rgb};
 use crate::image::font;
+use crate::text::escape;
 
 /// Renders the chart as a complete SVG document (starting with `<svg`, ending with a newline).
 pub fn render(spec: &ChartSpec) -> String {
@@ -269,24 +270,6 @@ fn path(pts: &[(f64, f64)], close: bool) -> String {
         d.push_str(" Z");
     }
     d
-}
-
-/// Escapes text for element content and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // Control characters other than tab and newline are not allowed in XML 1.0.
-            c if c.is_control() && c != '\t' && c != '\n' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
