@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::store::config::Key;
 use crate::store::{pending, tokens};
 use crate::tools::readiness::{Check, next_steps, readiness};
-use crate::tools::{Annotations, Ctx, Output, Tool, wants_json};
+use crate::tools::{Annotations, Ctx, Output, Tool, schema, wants_json};
 use crate::withings::oauth;
 use crate::{Error, Result};
 
@@ -18,8 +18,8 @@ pub fn tools() -> Vec<Tool> {
             title: "Withings connection status",
             description: "Local setup and token state: configuration, token file, expiry, refresh token and scopes. \
                 Never calls Withings and never reveals a secret. Call this first when a data tool fails.",
-            input_schema: schema(NO_ARGUMENTS),
-            output_schema: schema(STATUS_OUTPUT),
+            input_schema: schema::from_text(NO_ARGUMENTS),
+            output_schema: schema::from_text(STATUS_OUTPUT),
             annotations: Annotations::LOCAL_READ,
             handler: connection_status,
         },
@@ -29,8 +29,8 @@ pub fn tools() -> Vec<Tool> {
             description: "Returns the Withings authorization URL with a fresh random state (128 bits), pending for 15 \
                 minutes. The user opens it, approves, and is redirected to the configured redirect URI; pass that \
                 whole redirect URL to withings_exchange_code within 30 seconds. Needs WITHINGS_CLIENT_ID.",
-            input_schema: schema(NO_ARGUMENTS),
-            output_schema: schema(AUTH_URL_OUTPUT),
+            input_schema: schema::from_text(NO_ARGUMENTS),
+            output_schema: schema::from_text(AUTH_URL_OUTPUT),
             annotations: Annotations {
                 read_only: false,
                 destructive: false,
@@ -46,8 +46,8 @@ pub fn tools() -> Vec<Tool> {
                 withings_get_auth_url for tokens and stores them locally (0600). Only after the user explicitly \
                 approved access. Codes live 30 seconds and work once. A state must match a pending sign-in; a bare \
                 code is refused while a sign-in is pending or an account is connected. Returns no token.",
-            input_schema: schema(EXCHANGE_INPUT),
-            output_schema: schema(EXCHANGE_OUTPUT),
+            input_schema: schema::from_text(EXCHANGE_INPUT),
+            output_schema: schema::from_text(EXCHANGE_OUTPUT),
             annotations: Annotations {
                 read_only: false,
                 destructive: false,
@@ -62,8 +62,8 @@ pub fn tools() -> Vec<Tool> {
             description: "Disconnects this app from the user's Withings account: a signed upstream `revoke`, then \
                 deletion of the local tokens. Requires explicit_user_intent: true, set only when the user asked to \
                 disconnect.",
-            input_schema: schema(REVOKE_INPUT),
-            output_schema: schema(REVOKE_OUTPUT),
+            input_schema: schema::from_text(REVOKE_INPUT),
+            output_schema: schema::from_text(REVOKE_OUTPUT),
             annotations: Annotations {
                 read_only: false,
                 destructive: true,
@@ -107,10 +107,6 @@ const REVOKE_INPUT: &str = r#"{"type": "object", "additionalProperties": false, 
 const REVOKE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "upstream_revoked", "local_tokens_deleted", "token_path"],
     "properties": {"ok": {"type": "boolean"}, "upstream_revoked": {"type": "boolean"},
     "upstream_detail": {"type": "string"}, "local_tokens_deleted": {"type": "boolean"}, "token_path": {"type": "string"}}}"#;
-
-fn schema(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or(Value::Null)
-}
 
 fn checks_json(checks: &[Check]) -> Value {
     Value::Array(checks.iter().map(|c| json!({"id": c.id, "ok": c.ok, "detail": c.detail})).collect())
