@@ -168,23 +168,23 @@ fn longest_match(data: &[u8], i: usize, head: &[u32], prev: &[u32]) -> (usize, u
 }
 
 // ---------------------------------------------------------------------------------------------
-// Blocks and Huffman codes.
+// Blocks and Huffman codes. The tables are shared with `inflate`.
 
-const LEN_BASE: [u16; 29] = [
+pub(super) const LEN_BASE: [u16; 29] = [
     3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195,
     227, 258,
 ];
-const LEN_EXTRA: [u8; 29] =
+pub(super) const LEN_EXTRA: [u8; 29] =
     [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DIST_BASE: [u16; 30] = [
+pub(super) const DIST_BASE: [u16; 30] = [
     1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073,
     4097, 6145, 8193, 12289, 16385, 24577,
 ];
-const DIST_EXTRA: [u8; 30] =
+pub(super) const DIST_EXTRA: [u8; 30] =
     [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
 /// The order in which code-length code lengths are sent (RFC 1951 §3.2.7).
-const CL_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
-const END_OF_BLOCK: usize = 256;
+pub(super) const CL_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+pub(super) const END_OF_BLOCK: usize = 256;
 
 /// The code index and extra bits of a value in a base table: `(index, extra_bits, extra_value)`.
 fn code_of(base: &[u16], extra: &[u8], v: u16) -> (usize, u8, u16) {
