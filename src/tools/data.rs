@@ -598,14 +598,17 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
     let names = record_zone_names(&fetched.rows, fetched.timezone.as_deref());
     store::zones::add_record_zones(&ctx.env, &mut zones, names.iter().map(String::as_str));
     let body = body_of(spec, fetched.rows, fetched.timezone);
-    let records: Vec<Value> = (spec.decode)(&body, &zones)
+    // Each line is read from the decoded record, whatever the privacy mode: a raw record has
+    // Withings' keys, not ours, and a summary one lacks the display values.
+    let (records, lines): (Vec<Value>, Vec<String>) = (spec.decode)(&body, &zones)
         .into_iter()
         .filter(|(_, structured)| keep(structured))
         .map(|(raw, structured)| {
             let structured = with_units(structured, s.units);
-            privacy::apply(s.privacy, spec.domain, &raw, structured)
+            let line = (spec.line)(&structured, s.units);
+            (privacy::apply(s.privacy, spec.domain, &raw, structured), line)
         })
-        .collect();
+        .unzip();
     let mut out = json!({
         "count": records.len(),
         "records": records,
@@ -623,7 +626,7 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value)
     if let (Some(next), Some(obj)) = (fetched.next_offset.filter(|_| fetched.has_more), out.as_object_mut()) {
         obj.insert("next_offset".into(), json!(next));
     }
-    let markdown = list_markdown(spec, &out, s.units);
+    let markdown = list_markdown(spec, &out, &lines);
     Ok(Output { structured: out, markdown, extra: Vec::new() })
 }
 
@@ -738,7 +741,7 @@ fn measure_filter(args: &Map<String, Value>) -> Result<MeasureFilter> {
     Ok(MeasureFilter { types, attrib })
 }
 
-fn list_markdown(spec: &Spec, out: &Value, _units: Units) -> String {
+fn list_markdown(spec: &Spec, out: &Value, lines: &[String]) -> String {
     let count = out["count"].as_u64().unwrap_or(0);
     let range = &out["range"];
     let mut md = format!(
@@ -748,12 +751,11 @@ fn list_markdown(spec: &Spec, out: &Value, _units: Units) -> String {
         range["before"].as_str().unwrap_or(""),
         range["zone"].as_str().unwrap_or("")
     );
-    let units = out["units"].as_str().and_then(|u| Units::parse(u).ok()).unwrap_or(Units::Metric);
     match count {
         0 => md.push_str(&format!("No {} recorded in this range.\n", spec.noun)),
         _ => {
-            for rec in out["records"].as_array().into_iter().flatten() {
-                md.push_str(&format!("- {}\n", (spec.line)(rec, units)));
+            for line in lines {
+                md.push_str(&format!("- {line}\n"));
             }
         }
     }
