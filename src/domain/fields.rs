@@ -139,6 +139,32 @@ pub fn merge_extra(m: &mut Map<String, Value>, extra: &Map<String, Value>) {
     }
 }
 
+/// A number as Withings wrote it: an integer stays one in our output (25200, not 25200.0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+impl Num {
+    /// The value as a float.
+    pub fn f64(self) -> f64 {
+        match self {
+            Num::Int(n) => n as f64,
+            Num::Float(f) => f,
+        }
+    }
+}
+
+impl serde::Serialize for Num {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Num::Int(n) => s.serialize_i64(n),
+            Num::Float(f) => s.serialize_f64(f),
+        }
+    }
+}
+
 /// Rounds to `decimals` places (for derived values such as minutes and hours).
 pub fn round(f: f64, decimals: i32) -> f64 {
     let p = 10f64.powi(decimals);

@@ -10,13 +10,15 @@ use serde_json::{Map, Value, json};
 
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
+use crate::domain::sleep::{SleepField, SleepNight};
 use crate::domain::summary::{self, Fetch, Inputs};
 use crate::domain::time::{CivilDate, Instant, Range, Zone, Zones};
 use crate::domain::units::Units;
-use crate::domain::{activity, heart, sleep};
+use crate::domain::{activity, heart};
 use crate::store;
 use crate::tools::data::{self, Settings, Source};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
+use crate::withings::wire::sleep::NightWire;
 use crate::{Error, Result};
 
 /// The brief tools.
@@ -140,11 +142,12 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
     };
     let mut client = ctx.client(&s.cfg, zone)?;
     let groups = degrade(data::fetch_groups(&mut client, &range))?;
-    let sleep_body = degrade(data::fetch_all(&mut client, Source::SleepSummary, &range))?;
+    let sleep = degrade(data::fetch_records::<NightWire>(&mut client, &range))?;
     let activity_body = degrade(data::fetch_all(&mut client, Source::Activity, &range))?;
     let heart_body = degrade(data::fetch_all(&mut client, Source::Heart, &range))?;
-    let results = [&sleep_body, &activity_body, &heart_body];
+    let results = [&activity_body, &heart_body];
     if groups.is_err()
+        && sleep.is_err()
         && results.iter().all(|r| r.is_err())
         && let Err(e) = &groups
     {
@@ -154,12 +157,13 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
     let mut names: Vec<String> =
         results.iter().filter_map(|r| r.as_ref().ok()).flat_map(zone_names).collect();
     names.extend(groups.iter().flatten().filter_map(|g| g.timezone.clone()));
+    names.extend(sleep.iter().flatten().filter_map(|n| n.timezone.clone()));
     store::zones::add_record_zones(&ctx.env, &mut zones, names.iter().map(String::as_str));
     // One decoding of the measure groups feeds both weigh-ins and blood pressure.
     let inputs = Inputs {
         weighins: map(&groups, |g| weighins(g, &zones)),
         blood_pressure: map(&groups, |g| blood_pressure(g, &zones)),
-        nights: map(&sleep_body, |b| nights(b, &zones)),
+        nights: map(&sleep, |n| nights(n, &zones)),
         activity: map(&activity_body, activity_days),
         heart: map(&heart_body, |b| heart_records(b, &zones)),
     };
@@ -247,9 +251,9 @@ fn blood_pressure(groups: &[MeasureGroup], zones: &Zones) -> Vec<summary::BloodP
         .collect()
 }
 
-fn nights(body: &Value, zones: &Zones) -> Vec<summary::Night> {
-    sleep::decode_nights(body)
-        .into_iter()
+fn nights(nights: &[SleepNight], zones: &Zones) -> Vec<summary::Night> {
+    nights
+        .iter()
         .filter_map(|n| {
             let (start, end) = (n.start?, n.end?);
             let zone = zones.for_record(n.timezone.as_deref());
@@ -258,15 +262,15 @@ fn nights(body: &Value, zones: &Zones) -> Vec<summary::Night> {
                 start: start.0,
                 end: end.0,
                 asleep_s: n.total_sleep_secs(),
-                deep_s: n.get("deepsleepduration"),
-                light_s: n.get("lightsleepduration"),
-                rem_s: n.get("remsleepduration"),
-                awake_s: n.get("wakeupduration"),
-                wakeups: n.get("wakeupcount"),
+                deep_s: n.get(SleepField::DeepSleep),
+                light_s: n.get(SleepField::LightSleep),
+                rem_s: n.get(SleepField::RemSleep),
+                awake_s: n.get(SleepField::Awake),
+                wakeups: n.get(SleepField::WakeupCount),
                 score: n.sleep_score(),
-                hr_average: n.get("hr_average").filter(|v| *v > 0.0),
-                hr_min: n.get("hr_min").filter(|v| *v > 0.0),
-                rr_average: n.get("rr_average").filter(|v| *v > 0.0),
+                hr_average: n.get(SleepField::HrAverage).filter(|v| *v > 0.0),
+                hr_min: n.get(SleepField::HrMin).filter(|v| *v > 0.0),
+                rr_average: n.get(SleepField::RrAverage).filter(|v| *v > 0.0),
                 bedtime_local_s: zone.secs_of_day(start),
                 wake_local_s: zone.secs_of_day(end),
                 nap: n.is_nap(zone).unwrap_or(false),

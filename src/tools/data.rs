@@ -13,13 +13,16 @@ use crate::domain::named::Named;
 use crate::domain::privacy::{self, Domain, PrivacyMode};
 use crate::domain::time::{self, Range, Zone, Zones};
 use crate::domain::units::{self, Units};
-use crate::domain::{activity, heart, measures, sleep, workouts};
+use crate::domain::{activity, heart, measures, workouts};
 use crate::store;
 use crate::store::config::Config;
+use crate::tools::records::sleep::{NightOut, SegmentOut};
+use crate::tools::records::{self, Listed};
 use crate::tools::trend_output::WindowOut;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
-use crate::withings::wire::MeasGroupWire;
+use crate::withings::wire::sleep::{NightWire, SegmentWire};
+use crate::withings::wire::{MeasGroupWire, Row};
 use crate::{Error, Result};
 
 /// Largest `limit` a list tool accepts: keeps a structured answer within what MCP clients take.
@@ -69,10 +72,6 @@ struct Spec {
     default_days: i64,
     /// Extra fixed upstream parameters.
     fixed: &'static [(&'static str, &'static str)],
-    /// Decodes one page body into (upstream record, structured record) pairs.
-    decode: fn(&Value, &Zones) -> Vec<(Value, Value)>,
-    /// One markdown line per structured record.
-    line: fn(&Value, Units) -> String,
     noun: &'static str,
     /// True when the action pages with `offset`.
     pages: bool,
@@ -87,8 +86,6 @@ const MEASURES: Spec = Spec {
     default_days: 30,
     // Real measurements only: category 2 is a user's goal, not a reading.
     fixed: &[("category", "1")],
-    decode: decode_measures,
-    line: measure_line,
     noun: "measure groups",
     pages: true,
 };
@@ -101,8 +98,6 @@ const HEART: Spec = Spec {
     domain: Domain::Heart,
     default_days: 90,
     fixed: &[],
-    decode: |body, zones| pair_rows(body, "series", zones, |v, z| heart::decode_heart_record(v).to_json(z)),
-    line: heart_line,
     noun: "heart records",
     pages: true,
 };
@@ -115,10 +110,6 @@ const ACTIVITY: Spec = Spec {
     domain: Domain::Activity,
     default_days: 30,
     fixed: &[("data_fields", ACTIVITY_FIELDS)],
-    decode: |body, zones| {
-        pair_rows(body, "activities", zones, |v, z| activity::decode_activity(v).to_json(z))
-    },
-    line: activity_line,
     noun: "activity days",
     pages: true,
 };
@@ -131,8 +122,6 @@ const WORKOUTS: Spec = Spec {
     domain: Domain::Workouts,
     default_days: 30,
     fixed: &[("data_fields", WORKOUT_FIELDS)],
-    decode: |body, zones| pair_rows(body, "series", zones, |v, z| workouts::decode_workout(v).to_json(z)),
-    line: workout_line,
     noun: "workouts",
     pages: true,
 };
@@ -145,8 +134,6 @@ const SLEEP_SUMMARY: Spec = Spec {
     domain: Domain::SleepSummary,
     default_days: 30,
     fixed: &[("data_fields", SLEEP_SUMMARY_FIELDS)],
-    decode: |body, zones| pair_rows(body, "series", zones, |v, z| sleep::decode_night(v).to_json(z)),
-    line: night_line,
     noun: "sleeps",
     pages: true,
 };
@@ -159,8 +146,6 @@ const SLEEP_DETAIL: Spec = Spec {
     domain: Domain::SleepDetail,
     default_days: 1,
     fixed: &[("data_fields", SLEEP_DETAIL_FIELDS)],
-    decode: |body, zones| pair_rows(body, "series", zones, |v, z| sleep::decode_segment(v).to_json(z)),
-    line: segment_line,
     noun: "sleep segments",
     pages: false,
 };
@@ -321,27 +306,102 @@ fn list_output_schema() -> Value {
 
 fn list_measures(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let filter = measure_filter(args)?;
-    list(ctx, args, &MEASURES, &|rec| filter.keeps(rec))
+    list(ctx, args, &MEASURES, &|rows, tz, zones, s| {
+        untyped(ctx, &MEASURES, rows, tz, zones, s, decode_measures, measure_line, &|rec| filter.keeps(rec))
+    })
 }
 
 fn list_heart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    list(ctx, args, &HEART, &|_| true)
+    let decode: UntypedDecode =
+        |body, zones| pair_rows(body, "series", zones, |v, z| heart::decode_heart_record(v).to_json(z));
+    list(ctx, args, &HEART, &|rows, tz, zones, s| {
+        untyped(ctx, &HEART, rows, tz, zones, s, decode, heart_line, &|_| true)
+    })
 }
 
 fn list_activity(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    list(ctx, args, &ACTIVITY, &|_| true)
+    let decode: UntypedDecode =
+        |body, zones| pair_rows(body, "activities", zones, |v, z| activity::decode_activity(v).to_json(z));
+    list(ctx, args, &ACTIVITY, &|rows, tz, zones, s| {
+        untyped(ctx, &ACTIVITY, rows, tz, zones, s, decode, activity_line, &|_| true)
+    })
 }
 
 fn list_workouts(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    list(ctx, args, &WORKOUTS, &|_| true)
+    let decode: UntypedDecode =
+        |body, zones| pair_rows(body, "series", zones, |v, z| workouts::decode_workout(v).to_json(z));
+    list(ctx, args, &WORKOUTS, &|rows, tz, zones, s| {
+        untyped(ctx, &WORKOUTS, rows, tz, zones, s, decode, workout_line, &|_| true)
+    })
 }
 
 fn list_sleep_summary(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    list(ctx, args, &SLEEP_SUMMARY, &|_| true)
+    list(ctx, args, &SLEEP_SUMMARY, &|rows, tz, zones, s| {
+        typed::<NightOut>(ctx, &SLEEP_SUMMARY, rows, tz, zones, s)
+    })
 }
 
 fn list_sleep_detail(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    list(ctx, args, &SLEEP_DETAIL, &|_| true)
+    list(ctx, args, &SLEEP_DETAIL, &|rows, tz, zones, s| {
+        typed::<SegmentOut>(ctx, &SLEEP_DETAIL, rows, tz, zones, s)
+    })
+}
+
+/// Decodes a list tool's rows into its records and their markdown lines.
+type Decode<'a> =
+    dyn Fn(&[Box<RawValue>], Option<&str>, &mut Zones, &Settings) -> Result<Vec<(Value, String)>> + 'a;
+
+fn typed<L: Listed>(
+    ctx: &Ctx,
+    spec: &Spec,
+    rows: &[Box<RawValue>],
+    body_zone: Option<&str>,
+    zones: &mut Zones,
+    s: &Settings,
+) -> Result<Vec<(Value, String)>> {
+    let endpoint = format!("{} {}", spec.path, spec.action);
+    records::records::<L>(&ctx.env, &endpoint, rows, body_zone, zones, s.privacy, s.units, &|_| true)
+}
+
+/// Decodes one page body into (upstream record, structured record) pairs.
+type UntypedDecode = fn(&Value, &Zones) -> Vec<(Value, Value)>;
+
+/// The domains not yet read typed: rows become JSON, then the domain decoders' JSON.
+#[allow(clippy::too_many_arguments)]
+fn untyped(
+    ctx: &Ctx,
+    spec: &Spec,
+    rows: &[Box<RawValue>],
+    body_zone: Option<&str>,
+    zones: &mut Zones,
+    s: &Settings,
+    decode: UntypedDecode,
+    line: fn(&Value, Units) -> String,
+    keep: &dyn Fn(&Value) -> bool,
+) -> Result<Vec<(Value, String)>> {
+    let rows = parse_rows(spec, rows)?;
+    let names = record_zone_names(&rows, body_zone);
+    store::zones::add_record_zones(&ctx.env, zones, names.iter().map(String::as_str));
+    let body = body_of(spec, rows, body_zone.map(str::to_string));
+    // Each line is read from the decoded record, whatever the privacy mode: a raw record has
+    // Withings' keys, not ours, and a summary one lacks the display values.
+    Ok(decode(&body, zones)
+        .into_iter()
+        .filter(|(_, structured)| keep(structured))
+        .map(|(raw, structured)| {
+            let structured = with_units(structured, s.units);
+            let line = line(&structured, s.units);
+            (privacy::apply(s.privacy, spec.domain, &raw, structured), line)
+        })
+        .collect())
+}
+
+/// Rows delimited while paging, as JSON trees.
+fn parse_rows(spec: &Spec, rows: &[Box<RawValue>]) -> Result<Vec<Value>> {
+    rows.iter()
+        .map(|r| serde_json::from_str(r.get()))
+        .collect::<std::result::Result<Vec<Value>, _>>()
+        .map_err(|e| Error::json(format!("withings {} {}", spec.path, spec.action), e))
 }
 
 /// Settings every data tool resolves the same way: configuration, zone, privacy mode, units.
@@ -429,9 +489,31 @@ const INTERNAL_LIMIT: usize = 50_000;
 /// `timezone`), ready for the domain decoders.
 pub fn fetch_all(client: &mut Client, source: Source, range: &Range) -> Result<Value> {
     let spec = spec_of(source);
-    let fetched = fetch(client, spec, range, INTERNAL_LIMIT, None)?;
+    let fetched = fetch::<Value>(client, spec, range, INTERNAL_LIMIT, None)?;
     whole(spec, fetched.budget_spent)?;
     Ok(body_of(spec, fetched.rows, fetched.timezone))
+}
+
+/// A domain's rows as read off the wire, each into its domain value.
+pub trait Sourced: Row {
+    const SOURCE: Source;
+}
+
+impl Sourced for NightWire {
+    const SOURCE: Source = Source::SleepSummary;
+}
+
+impl Sourced for SegmentWire {
+    const SOURCE: Source = Source::SleepDetail;
+}
+
+/// Every record of a domain over a range, read whole (one range query plus its pages, never one
+/// per day) and decoded as it is read.
+pub fn fetch_records<R: Sourced>(client: &mut Client, range: &Range) -> Result<Vec<R::Kept>> {
+    let spec = spec_of(R::SOURCE);
+    let fetched = fetch::<R>(client, spec, range, INTERNAL_LIMIT, None)?;
+    whole(spec, fetched.budget_spent)?;
+    Ok(fetched.rows)
 }
 
 /// A brief or a trend over part of its range would not be what it says it is: a fetch that the
@@ -488,8 +570,8 @@ fn body_of(spec: &Spec, rows: Vec<Value>, timezone: Option<String>) -> Value {
 }
 
 /// Rows fetched for one list call.
-pub struct Fetched {
-    pub rows: Vec<Value>,
+pub struct Fetched<T> {
+    pub rows: Vec<T>,
     pub has_more: bool,
     pub next_offset: Option<i64>,
     /// The last page's body-level `timezone` (getmeas).
@@ -505,41 +587,35 @@ fn upstream_params(spec: &Spec, range: &Range) -> Vec<(&'static str, String)> {
     params
 }
 
-/// Fetches an action's rows over a range, following paging up to `limit`. Rows are only
-/// delimited while paging (`RawValue`); just the ones kept become JSON trees.
-fn fetch(
+/// Fetches an action's rows over a range, following paging up to `limit`, each decoded as `R`
+/// as it is read (the list tools delimit them only, as `RawValue`, and decode the ones kept).
+fn fetch<R: Row>(
     client: &mut Client,
     spec: &Spec,
     range: &Range,
     limit: usize,
     offset: Option<i64>,
-) -> Result<Fetched> {
+) -> Result<Fetched<R::Kept>> {
     if !spec.pages {
-        return fetch_windows(client, spec, range, limit, offset.unwrap_or(0).max(0));
+        return fetch_windows::<R>(client, spec, range, limit, offset.unwrap_or(0).max(0));
     }
     let params = upstream_params(spec, range);
-    let page = client.page_through::<Box<RawValue>>(spec.path, spec.action, &params, limit, offset)?;
-    let rows = page
-        .rows
-        .iter()
-        .map(|r| serde_json::from_str(r.get()))
-        .collect::<std::result::Result<Vec<Value>, _>>()
-        .map_err(|e| Error::json(format!("withings {} {}", spec.path, spec.action), e))?;
+    let page = client.page_through::<R>(spec.path, spec.action, &params, limit, offset)?;
     let (has_more, next_offset, timezone) = (page.more, page.next_offset, page.timezone);
-    Ok(Fetched { rows, has_more, next_offset, timezone, budget_spent: page.budget_spent })
+    Ok(Fetched { rows: page.rows, has_more, next_offset, timezone, budget_spent: page.budget_spent })
 }
 
 /// Sleep detail has no upstream paging and a 7-day window: the range is split into windows.
 /// `offset` (see `WINDOW_SLOTS`) names the window to start at and the segments to skip from its
 /// start, across windows, so that `next_offset` continues exactly where an answer stopped: after
 /// `limit` segments, or where the call's request budget ran out.
-fn fetch_windows(
+fn fetch_windows<R: Row>(
     client: &mut Client,
     spec: &Spec,
     range: &Range,
     limit: usize,
     offset: i64,
-) -> Result<Fetched> {
+) -> Result<Fetched<R::Kept>> {
     let windows = time::split_range(range, SLEEP_DETAIL_WINDOW_SECS);
     let first = usize::try_from(offset / WINDOW_SLOTS).unwrap_or(usize::MAX);
     let mut skip = usize::try_from(offset % WINDOW_SLOTS).unwrap_or(0);
@@ -557,8 +633,8 @@ fn fetch_windows(
         let mut params: Vec<(&str, String)> =
             vec![("startdate", start.0.to_string()), ("enddate", (end.0 - 1).max(start.0).to_string())];
         params.extend(spec.fixed.iter().map(|(k, v)| (*k, v.to_string())));
-        let mut b = match client.call(spec.path, spec.action, &params) {
-            Ok(b) => b,
+        let page = match client.rows::<R>(spec.path, spec.action, &params) {
+            Ok(p) => p,
             // Windows were read in this call: return them, with where to go on.
             Err(Error::Budget { .. }) if i > first => {
                 (next, budget_spent) = (Some(slot(i, 0)), true);
@@ -566,11 +642,8 @@ fn fetch_windows(
             }
             Err(e) => return Err(e),
         };
-        let items = match b.as_object_mut().and_then(|m| m.remove(spec.list_key)) {
-            Some(Value::Array(items)) => items,
-            _ => Vec::new(),
-        };
-        timezone = b.get("timezone").and_then(Value::as_str).map(str::to_string);
+        let items = page.rows;
+        timezone = page.timezone;
         let from = skip.min(items.len());
         skip -= from;
         let room = limit - rows.len();
@@ -586,29 +659,17 @@ fn fetch_windows(
 }
 
 /// The shared list pipeline.
-fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, keep: &dyn Fn(&Value) -> bool) -> Result<Output> {
+fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, decode: &Decode) -> Result<Output> {
     let s = settings(ctx, args)?;
     let range = date_range(args, &s.zone, ctx.now, spec.default_days)?;
     let limit =
         args.get("limit").and_then(Value::as_i64).unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
     let offset = args.get("offset").and_then(Value::as_i64);
     let mut client = ctx.client(&s.cfg, &s.zone)?;
-    let fetched = fetch(&mut client, spec, &range, limit, offset)?;
+    let fetched = fetch::<Box<RawValue>>(&mut client, spec, &range, limit, offset)?;
     let mut zones = Zones::new(s.zone.clone());
-    let names = record_zone_names(&fetched.rows, fetched.timezone.as_deref());
-    store::zones::add_record_zones(&ctx.env, &mut zones, names.iter().map(String::as_str));
-    let body = body_of(spec, fetched.rows, fetched.timezone);
-    // Each line is read from the decoded record, whatever the privacy mode: a raw record has
-    // Withings' keys, not ours, and a summary one lacks the display values.
-    let (records, lines): (Vec<Value>, Vec<String>) = (spec.decode)(&body, &zones)
-        .into_iter()
-        .filter(|(_, structured)| keep(structured))
-        .map(|(raw, structured)| {
-            let structured = with_units(structured, s.units);
-            let line = (spec.line)(&structured, s.units);
-            (privacy::apply(s.privacy, spec.domain, &raw, structured), line)
-        })
-        .unzip();
+    let (records, lines): (Vec<Value>, Vec<String>) =
+        decode(&fetched.rows, fetched.timezone.as_deref(), &mut zones, &s)?.into_iter().unzip();
     let mut out = json!({
         "count": records.len(),
         "records": records,
@@ -894,51 +955,4 @@ fn workout_line(rec: &Value, units: Units) -> String {
         parts.push(format!("avg HR {} bpm", units::fmt_num(hr, 0)));
     }
     format!("{}: {}", when(rec, "local_start", "date"), parts.join(", "))
-}
-
-fn night_line(rec: &Value, _units: Units) -> String {
-    let mut parts = Vec::new();
-    if rec.get("nap") == Some(&Value::Bool(true)) {
-        parts.push("nap".to_string());
-    }
-    if let Some(t) = num(rec, "total_sleep_time") {
-        parts.push(format!("asleep {}", hours_minutes(t)));
-    }
-    for (key, label) in [("deep_sleep", "deep"), ("rem_sleep", "REM"), ("light_sleep", "light")] {
-        if let Some(v) = num(rec, key) {
-            parts.push(format!("{label} {}", hours_minutes(v)));
-        }
-    }
-    if let Some(s) = num(rec, "sleep_score") {
-        parts.push(format!("score {}", units::fmt_num(s, 0)));
-    }
-    if let Some(hr) = num(rec, "hr_average") {
-        parts.push(format!("avg HR {} bpm", units::fmt_num(hr, 0)));
-    }
-    let span = match (
-        rec.get("local_start").and_then(Value::as_str),
-        rec.get("local_end").and_then(Value::as_str),
-    ) {
-        (Some(a), Some(b)) => format!(" ({}–{})", short_time(a), short_time(b)),
-        _ => String::new(),
-    };
-    format!("{}{span}: {}", text(rec, "date"), parts.join(", "))
-}
-
-fn segment_line(rec: &Value, _units: Units) -> String {
-    let dur = num(rec, "duration").map(hours_minutes).unwrap_or_default();
-    format!("{}: {} {dur}", when(rec, "local_start", "startdate"), text(rec, "state_name"))
-}
-
-/// "7 h 05 min" from seconds.
-pub fn hours_minutes(secs: f64) -> String {
-    let total = (secs / 60.0).round() as i64;
-    match total {
-        t if t < 60 => format!("{t} min"),
-        t => format!("{} h {:02} min", t / 60, t % 60),
-    }
-}
-
-fn short_time(local: &str) -> &str {
-    local.get(11..16).unwrap_or(local)
 }

@@ -10,6 +10,7 @@ pub mod data;
 pub mod local;
 pub mod prompts;
 pub mod readiness;
+pub mod records;
 pub mod resources;
 pub mod schema;
 pub mod trend_output;

@@ -7,13 +7,14 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::domain::activity;
 use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
+use crate::domain::sleep::{SleepField, SleepNight};
 use crate::domain::time::{self, CivilDate, Instant, Range, Zone};
 use crate::domain::trends::{self, Bounds, Reading, Trend, Window};
 use crate::domain::units::{self, Units};
-use crate::domain::{activity, sleep};
 use crate::text;
 use crate::tools::data::{self, Source};
 use crate::tools::trend_output::{
@@ -21,6 +22,7 @@ use crate::tools::trend_output::{
 };
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
+use crate::withings::wire::sleep::{NightWire, SegmentWire};
 use crate::{Error, Result};
 
 /// Days covered when `after` is not given.
@@ -225,16 +227,21 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let mut client = ctx.client(&s.cfg, &s.zone)?;
     // Measure groups are decoded once: the metric and the recomposition both read them. A
     // guest's weigh-in is someone else's body, and a goal (category 2) is not a reading.
-    let (groups, body): (Vec<MeasureGroup>, Value) = match metric.read.source() {
+    let (mut groups, mut nights, mut body) = (Vec::new(), Vec::new(), Value::Null);
+    match metric.read.source() {
         Source::Measures => {
-            let mut groups = data::fetch_groups(&mut client, &range)?;
+            groups = data::fetch_groups(&mut client, &range)?;
             groups.retain(|g| !g.ambiguous() && g.category.unwrap_or(1) == 1);
-            (groups, Value::Null)
         }
-        source => (Vec::new(), data::fetch_all(&mut client, source, &range)?),
-    };
+        Source::SleepSummary => {
+            nights = data::fetch_records::<NightWire>(&mut client, &range)?;
+            nights.retain(|n| n.is_nap(&s.zone) != Some(true));
+        }
+        source => body = data::fetch_all(&mut client, source, &range)?,
+    }
     let readings = match metric.read {
         Read::Measure(code) => measure_readings(&groups, code),
+        Read::SleepHours | Read::SleepScore | Read::SleepMinHr => night_readings(metric.read, &nights),
         read => readings(read, &body, &s.zone),
     };
     let window = Window { start: range.start.0, end: range.end.0 - 1 };
@@ -247,7 +254,7 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let trend = trends::analyze(&readings, window, &params);
     let recomposition = metric.composition.then(|| recomposition(&groups, window, s.units));
     let regularity = match metric.read {
-        Read::SleepHours | Read::SleepScore => Some(sleep_regularity(&mut client, &body, &range, &s.zone)?),
+        Read::SleepHours | Read::SleepScore => Some(sleep_regularity(&mut client, &nights, &range, &s.zone)?),
         _ => None,
     };
     Ok(Analysis {
@@ -268,23 +275,26 @@ fn measure_readings(groups: &[MeasureGroup], code: i64) -> Vec<Reading> {
     groups.iter().filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? })).collect()
 }
 
-/// The readings of a sleep or activity metric in SI, from a whole-domain body.
+/// The readings of a sleep metric, one a night (naps left out already).
+fn night_readings(read: Read, nights: &[SleepNight]) -> Vec<Reading> {
+    nights
+        .iter()
+        .filter_map(|n| {
+            let t = n.end?.0;
+            let value = match read {
+                Read::SleepHours => n.total_sleep_secs()? / 3600.0,
+                Read::SleepScore => n.sleep_score()?,
+                // The lowest heart rate of a night's sleep: the best resting rate a wearable sees.
+                _ => n.get(SleepField::HrMin).filter(|v| *v > 0.0)?,
+            };
+            Some(Reading { t, value })
+        })
+        .collect()
+}
+
+/// The readings of an activity metric in SI, from a whole-domain body.
 fn readings(read: Read, body: &Value, zone: &Zone) -> Vec<Reading> {
     match read {
-        Read::SleepHours | Read::SleepScore | Read::SleepMinHr => sleep::decode_nights(body)
-            .into_iter()
-            .filter(|n| n.is_nap(zone) != Some(true))
-            .filter_map(|n| {
-                let t = n.end?.0;
-                let value = match read {
-                    Read::SleepHours => n.total_sleep_secs()? / 3600.0,
-                    Read::SleepScore => n.sleep_score()?,
-                    // The lowest heart rate of a night's sleep: the best resting rate a wearable sees.
-                    _ => n.get("hr_min").filter(|v| *v > 0.0)?,
-                };
-                Some(Reading { t, value })
-            })
-            .collect(),
         Read::Steps => {
             // Several sources (watch, phone) may report the same day: keep the fullest, never the sum.
             let mut by_day: std::collections::BTreeMap<i64, f64> = std::collections::BTreeMap::new();
@@ -302,7 +312,7 @@ fn readings(read: Read, body: &Value, zone: &Zone) -> Vec<Reading> {
                 })
                 .collect()
         }
-        Read::Measure(_) => Vec::new(),
+        _ => Vec::new(),
     }
 }
 
@@ -327,9 +337,12 @@ fn recomposition(groups: &[MeasureGroup], window: Window, units: Units) -> Recom
 
 /// Bedtime and wake-time spread from the summaries, and the Sleep Regularity Index from sleep
 /// detail over the last 14 days of the window (two more requests at most).
-fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zone) -> Result<RegularityOut> {
-    let nights: Vec<_> =
-        sleep::decode_nights(body).into_iter().filter(|n| n.is_nap(zone) != Some(true)).collect();
+fn sleep_regularity(
+    client: &mut Client,
+    nights: &[SleepNight],
+    range: &Range,
+    zone: &Zone,
+) -> Result<RegularityOut> {
     let timing_input: Vec<trends::Night> = nights
         .iter()
         .filter_map(|n| {
@@ -351,10 +364,10 @@ fn sleep_regularity(client: &mut Client, body: &Value, range: &Range, zone: &Zon
     });
     let detail_start = Instant(range.start.0.max(range.end.0 - 14 * 86_400));
     let detail_range = Range { start: detail_start, start_date: zone.local_date(detail_start), ..*range };
-    let sri = match data::fetch_all(client, Source::SleepDetail, &detail_range) {
+    let sri = match data::fetch_records::<SegmentWire>(client, &detail_range) {
         Ok(detail) => {
             let base = zone.local_midnight(detail_range.start_date).0;
-            let segments: Vec<trends::SleepSegment> = sleep::decode_segments(&detail)
+            let segments: Vec<trends::SleepSegment> = detail
                 .into_iter()
                 .filter_map(|s| {
                     let (a, b) = (s.start?, s.end?);

@@ -198,6 +198,17 @@ impl Client {
         self.call_answer(path, action, params)?.value(&format!("{path} {action}"))
     }
 
+    /// One answer's rows, each decoded as `R` as it is read, without following `more` (for
+    /// actions that do not page, such as sleep `get`).
+    pub fn rows<R: Row>(
+        &mut self,
+        path: &str,
+        action: &str,
+        params: &[(&str, String)],
+    ) -> Result<PageBody<R>> {
+        self.call_answer(path, action, params)?.body(&format!("{path} {action}"))
+    }
+
     /// [`Client::call`], leaving the answer's text undecoded.
     fn call_answer(&mut self, path: &str, action: &str, params: &[(&str, String)]) -> Result<Answer> {
         let mut form: Vec<(&str, String)> = vec![("action", action.to_string())];

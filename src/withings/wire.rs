@@ -11,9 +11,12 @@ use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, Seq
 use serde::{Deserialize, de::Error as _};
 use serde_json::Value;
 
+use crate::domain::fields::Num;
 use crate::domain::measures::{Measure, MeasureGroup, decode_value};
-use crate::domain::time::Instant;
+use crate::domain::time::{CivilDate, Instant};
 use crate::{Error, Result};
+
+pub mod sleep;
 
 /// One HTTP answer whose envelope said status 0: its text, decoded on demand.
 #[derive(Debug)]
@@ -187,12 +190,32 @@ pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     })
 }
 
-/// A non-empty string; anything else reads as absent.
-pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+/// A finite number, a JSON number or a numeric string, as written (integer or not).
+pub fn number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Num>, D::Error> {
+    Ok(as_number(&Scalar::deserialize(d)?))
+}
+
+/// [`number`] as a float.
+pub fn num<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    Ok(as_number(&Scalar::deserialize(d)?).map(Num::f64))
+}
+
+/// An epoch-seconds field as an instant.
+pub fn instant<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Instant>, D::Error> {
+    Ok(int(d)?.map(Instant))
+}
+
+/// A `YYYY-MM-DD` string as a civil date; anything else reads as absent.
+pub fn date<'de, D: Deserializer<'de>>(d: D) -> Result<Option<CivilDate>, D::Error> {
     Ok(match Scalar::deserialize(d)? {
-        Scalar::Str(s) if !s.is_empty() => Some(s),
+        Scalar::Str(s) => CivilDate::parse(&s).ok(),
         _ => None,
     })
+}
+
+/// A non-empty string; anything else reads as absent.
+pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Scalar::deserialize(d)?.text())
 }
 
 /// An identifier sent as a string or a number, as a string.
@@ -211,6 +234,99 @@ enum Scalar {
     Str(String),
     Bool(bool),
     Other,
+}
+
+impl Scalar {
+    /// A non-empty string.
+    fn text(self) -> Option<String> {
+        match self {
+            Scalar::Str(s) if !s.is_empty() => Some(s),
+            _ => None,
+        }
+    }
+}
+
+fn as_number(s: &Scalar) -> Option<Num> {
+    match s {
+        Scalar::Int(n) => Some(Num::Int(*n)),
+        Scalar::Float(f) => f.is_finite().then_some(Num::Float(*f)),
+        Scalar::Str(t) => {
+            let t = t.trim();
+            t.parse()
+                .map(Num::Int)
+                .ok()
+                .or_else(|| t.parse().ok().filter(|f: &f64| f.is_finite()).map(Num::Float))
+        }
+        _ => None,
+    }
+}
+
+/// A map key handed to `pick` as borrowed text (no copy), and `pick`'s answer: lets a visitor
+/// tell the keys it reads from the others without allocating a string per key.
+pub struct Key<F>(pub F);
+
+impl<'de, T, F: FnOnce(&str) -> T> de::DeserializeSeed<'de> for Key<F> {
+    type Value = T;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        struct V<F>(F);
+        impl<'de, T, F: FnOnce(&str) -> T> Visitor<'de> for V<F> {
+            type Value = T;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
+                Ok((self.0)(s))
+            }
+        }
+        d.deserialize_str(V(self.0))
+    }
+}
+
+/// Reads an object as something; see [`object_or_default`].
+pub trait ReadObject<'de> {
+    type Out: Default;
+    fn read<A: MapAccess<'de>>(self, map: A) -> Result<Self::Out, A::Error>;
+}
+
+/// An object read by `r`; any other value (`null`, `[]`, a number…) is skipped and reads as the
+/// default: a field of the wrong kind is absent, it does not fail the record.
+pub fn object_or_default<'de, D: Deserializer<'de>, R: ReadObject<'de>>(
+    d: D,
+    r: R,
+) -> Result<R::Out, D::Error> {
+    struct V<R>(R);
+    impl<'de, R: ReadObject<'de>> Visitor<'de> for V<R> {
+        type Value = R::Out;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<R::Out, A::Error> {
+            self.0.read(map)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<R::Out, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(R::Out::default())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<R::Out, E> {
+            Ok(R::Out::default())
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<R::Out, E> {
+            Ok(R::Out::default())
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<R::Out, E> {
+            Ok(R::Out::default())
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<R::Out, E> {
+            Ok(R::Out::default())
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<R::Out, E> {
+            Ok(R::Out::default())
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<R::Out, E> {
+            Ok(R::Out::default())
+        }
+    }
+    d.deserialize_any(V(r))
 }
 
 fn as_int(s: &Scalar) -> Option<i64> {

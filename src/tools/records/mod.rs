@@ -1,0 +1,194 @@
+//! The list tools' records, as typed values: each domain value becomes a `Serialize` struct (its
+//! field order is the JSON key order) and the markdown line is rendered from the same struct, so
+//! the text cannot say what the JSON does not. One file per domain.
+//!
+//! Upstream fields a record does not read pass through unchanged in structured mode (new fields
+//! Withings adds reach the agent without a release); raw mode shows the upstream row itself.
+
+pub mod sleep;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::domain::privacy::{self, Domain, PrivacyMode};
+use crate::domain::time::Zones;
+use crate::domain::units::Units;
+use crate::store::config::Env;
+use crate::withings::wire::Row;
+use crate::{Error, Result};
+
+/// One list tool's record.
+pub trait Listed: Serialize + Sized {
+    /// The upstream row, read off the wire into its domain value (`Row::Kept`).
+    type Wire: Row;
+    /// The domain for the privacy modes.
+    const DOMAIN: Domain;
+
+    /// True for an upstream field the record does not read, which passes through.
+    fn passes(key: &str, value: &Value) -> bool;
+    /// The zone the record names, if any.
+    fn zone(rec: &Kept<Self>) -> Option<&str>;
+    /// The record shown with local times from `zones`, in `units`.
+    fn new(rec: &Kept<Self>, zones: &Zones, units: Units) -> Self;
+    /// One markdown line.
+    fn line(&self, units: Units) -> String;
+}
+
+/// The domain value of a list record.
+pub type Kept<L> = <<L as Listed>::Wire as Row>::Kept;
+
+/// Rows as a list tool returns them, each with its markdown line: decoded, filtered by `keep`, in
+/// `units`, each record's local times in its own zone (read into `zones`), then cut to what the
+/// privacy mode lets out. `body_zone` is the zone the answer gave its rows (getmeas).
+#[allow(clippy::too_many_arguments)]
+pub fn records<L: Listed>(
+    env: &Env,
+    endpoint: &str,
+    rows: &[Box<RawValue>],
+    body_zone: Option<&str>,
+    zones: &mut Zones,
+    privacy: PrivacyMode,
+    units: Units,
+    keep: &dyn Fn(&L) -> bool,
+) -> Result<Vec<(Value, String)>> {
+    let decoded = rows
+        .iter()
+        .map(|r| serde_json::from_str::<L::Wire>(r.get()).map(Row::keep))
+        .collect::<std::result::Result<Vec<Kept<L>>, _>>()
+        .map_err(|e| Error::json(format!("withings {endpoint}"), e))?;
+    let names = decoded.iter().filter_map(L::zone).chain(body_zone);
+    crate::store::zones::add_record_zones(env, zones, names);
+    let mut out = Vec::with_capacity(decoded.len());
+    for (raw, rec) in rows.iter().zip(&decoded) {
+        let shown = L::new(rec, zones, units);
+        if !keep(&shown) {
+            continue;
+        }
+        let line = shown.line(units);
+        out.push((privacy_view::<L>(privacy, raw, &shown)?, line));
+    }
+    Ok(out)
+}
+
+/// What a privacy mode lets out of one record.
+fn privacy_view<L: Listed>(mode: PrivacyMode, raw: &RawValue, shown: &L) -> Result<Value> {
+    let json = |e: serde_json::Error| Error::json("a list record", e);
+    let mut v = match mode {
+        PrivacyMode::Raw => {
+            let mut v: Value = serde_json::from_str(raw.get()).map_err(json)?;
+            privacy::strip_secrets(&mut v);
+            return Ok(v);
+        }
+        PrivacyMode::Structured => {
+            let mut v = serde_json::to_value(shown).map_err(json)?;
+            if let (Value::Object(m), Value::Object(upstream)) =
+                (&mut v, serde_json::from_str::<Value>(raw.get()).map_err(json)?)
+            {
+                pass_through::<L>(m, upstream);
+            }
+            v
+        }
+        PrivacyMode::Summary => privacy::summary_view(L::DOMAIN, &serde_json::to_value(shown).map_err(json)?),
+    };
+    privacy::strip_sensitive(&mut v);
+    Ok(v)
+}
+
+/// Adds the upstream fields the record does not read, after its own and never over them.
+fn pass_through<L: Listed>(m: &mut Map<String, Value>, upstream: Map<String, Value>) {
+    for (k, v) in upstream {
+        if L::passes(&k, &v) && !m.contains_key(&k) {
+            m.insert(k, v);
+        }
+    }
+}
+
+/// "7 h 05 min" from seconds.
+pub fn hours_minutes(secs: f64) -> String {
+    let total = (secs / 60.0).round() as i64;
+    match total {
+        t if t < 60 => format!("{t} min"),
+        t => format!("{} h {:02} min", t / 60, t % 60),
+    }
+}
+
+/// When a record happened, for its line: its local time, else its date as given.
+pub fn when(local: Option<&str>, date: Option<String>) -> String {
+    match (local, date) {
+        (Some(t), _) => t.replace('T', " "),
+        (None, Some(d)) => d,
+        (None, None) => "(no date)".to_string(),
+    }
+}
+
+/// "23:00" from a local ISO time.
+pub fn short_time(local: &str) -> &str {
+    local.get(11..16).unwrap_or(local)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::domain::time::Zone;
+    use crate::tools::records::sleep::NightOut;
+
+    #[test]
+    fn each_privacy_mode_lets_out_what_it_says() {
+        let row = json!({"id": 1, "startdate": 0, "enddate": 30000, "hash_deviceid": "h", "nap": "theirs",
+                         "future_field": 3, "access_token": "t",
+                         "data": {"total_sleep_time": 25200, "night_events": {"1": [5]}}});
+        let raw = RawValue::from_string(row.to_string()).unwrap();
+        let env = Env::default();
+        let view = |mode| {
+            let rows = vec![raw.clone()];
+            let mut zones = Zones::new(Zone::utc());
+            records::<NightOut>(
+                &env,
+                "/v2/sleep getsummary",
+                &rows,
+                None,
+                &mut zones,
+                mode,
+                Units::Metric,
+                &|_| true,
+            )
+            .unwrap()
+            .remove(0)
+        };
+        let (structured, line) = view(PrivacyMode::Structured);
+        assert_eq!(structured["nap"], false, "a passed-through field never replaces ours");
+        assert_eq!(
+            (&structured["future_field"], &structured["data"]["night_events"]),
+            (&json!(3), &json!({"1": [5]}))
+        );
+        assert_eq!((structured.get("hash_deviceid"), structured.get("access_token")), (None, None));
+        let (summary, summary_line) = view(PrivacyMode::Summary);
+        assert_eq!((summary.get("future_field"), summary.get("data")), (None, None));
+        assert_eq!(summary["total_sleep_time"], 25200);
+        let (upstream, raw_line) = view(PrivacyMode::Raw);
+        assert_eq!(upstream.get("access_token"), None);
+        assert_eq!((&upstream["nap"], &upstream["hash_deviceid"]), (&json!("theirs"), &json!("h")));
+        assert!(line.contains("asleep 7 h 00 min") && line == summary_line && line == raw_line, "{line}");
+    }
+
+    #[test]
+    fn a_row_of_the_wrong_shape_names_the_endpoint() {
+        let rows = vec![RawValue::from_string("\"a night\"".into()).unwrap()];
+        let mut zones = Zones::new(Zone::utc());
+        let err = records::<NightOut>(
+            &Env::default(),
+            "/v2/sleep getsummary",
+            &rows,
+            None,
+            &mut zones,
+            PrivacyMode::Structured,
+            Units::Metric,
+            &|_| true,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("/v2/sleep getsummary"), "{err}");
+    }
+}
