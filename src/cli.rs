@@ -5,6 +5,7 @@ use std::ffi::OsString;
 
 use lexopt::prelude::*;
 
+use crate::store::accounts::Account;
 use crate::{Error, Result};
 
 /// What the user asked for.
@@ -29,6 +30,34 @@ pub struct Args {
     pub command: Command,
     /// `--demo` anywhere on the line.
     pub demo: bool,
+    /// `--account NAME` anywhere on the line (checked here, before anything touches the disk).
+    pub account: Option<Account>,
+}
+
+/// The global flags, gathered wherever they appear.
+#[derive(Debug, Default)]
+struct Globals {
+    demo: bool,
+    account: Option<String>,
+}
+
+impl Globals {
+    /// Takes the value of `--account` (one call per parser, not an inlined copy each: the static
+    /// binary's size is counted).
+    #[inline(never)]
+    fn account(&mut self, p: &mut lexopt::Parser) -> Result<()> {
+        self.account = Some(p.value()?.string()?);
+        Ok(())
+    }
+
+    /// The parsed line; the account name is checked here, once: a bad one is a usage error.
+    fn args(self, command: Command) -> Result<Args> {
+        let account = match self.account {
+            Some(name) => Some(Account::parse(&name).map_err(|e| Error::Usage(format!("--account: {e}")))?),
+            None => None,
+        };
+        Ok(Args { command, demo: self.demo, account })
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -136,13 +165,14 @@ where
 }
 
 fn parse(mut p: lexopt::Parser) -> Result<Args> {
-    let mut demo = false;
+    let mut g = Globals::default();
     let mut serve = ServeOpts::default();
     while let Some(arg) = p.next()? {
         match arg {
-            Long("demo") => demo = true,
-            Short('h') | Long("help") => return Ok(Args { command: Command::Help(HELP), demo }),
-            Short('V') | Long("version") => return Ok(Args { command: Command::Version, demo }),
+            Long("demo") => g.demo = true,
+            Long("account") => g.account(&mut p)?,
+            Short('h') | Long("help") => return g.args(Command::Help(HELP)),
+            Short('V') | Long("version") => return g.args(Command::Version),
             Long("http") => serve.http = true,
             Long("host") => serve.host = Some(p.value()?.string()?),
             Long("port") => serve.port = Some(parse_port(&p.value()?.string()?)?),
@@ -150,33 +180,34 @@ fn parse(mut p: lexopt::Parser) -> Result<Args> {
             Value(v) => {
                 let name = v.string()?;
                 let command = match name.as_str() {
-                    "serve" => serve_opts(&mut p, &mut demo, serve)?,
-                    "setup" => setup(&mut p, &mut demo)?,
-                    "auth" => auth(&mut p, &mut demo)?,
-                    "doctor" | "status" => doctor(&mut p, &mut demo)?,
-                    "call" => call(&mut p, &mut demo)?,
-                    "tools" => simple(&mut p, &mut demo, Command::Tools, TOOLS_HELP)?,
-                    "chart" => chart(&mut p, &mut demo)?,
+                    "serve" => serve_opts(&mut p, &mut g, serve)?,
+                    "setup" => setup(&mut p, &mut g)?,
+                    "auth" => auth(&mut p, &mut g)?,
+                    "doctor" | "status" => doctor(&mut p, &mut g)?,
+                    "call" => call(&mut p, &mut g)?,
+                    "tools" => simple(&mut p, &mut g, Command::Tools, TOOLS_HELP)?,
+                    "chart" => chart(&mut p, &mut g)?,
                     "help" => help_topic(&mut p)?,
-                    "version" => simple(&mut p, &mut demo, Command::Version, HELP)?,
+                    "version" => simple(&mut p, &mut g, Command::Version, HELP)?,
                     other => {
                         return Err(Error::Usage(format!(
                             "unknown command `{other}`; run `withings-mcp --help` for the list"
                         )));
                     }
                 };
-                return Ok(Args { command, demo });
+                return g.args(command);
             }
             _ => return Err(arg.unexpected().into()),
         }
     }
-    Ok(Args { command: Command::Serve(serve), demo })
+    g.args(Command::Serve(serve))
 }
 
-fn serve_opts(p: &mut lexopt::Parser, demo: &mut bool, mut o: ServeOpts) -> Result<Command> {
+fn serve_opts(p: &mut lexopt::Parser, g: &mut Globals, mut o: ServeOpts) -> Result<Command> {
     while let Some(arg) = p.next()? {
         match arg {
-            Long("demo") => *demo = true,
+            Long("demo") => g.demo = true,
+            Long("account") => g.account(p)?,
             Long("http") => o.http = true,
             Long("host") => o.host = Some(p.value()?.string()?),
             Long("port") => o.port = Some(parse_port(&p.value()?.string()?)?),
@@ -191,11 +222,12 @@ fn serve_opts(p: &mut lexopt::Parser, demo: &mut bool, mut o: ServeOpts) -> Resu
     Ok(Command::Serve(o))
 }
 
-fn setup(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+fn setup(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
     let mut o = SetupOpts::default();
     while let Some(arg) = p.next()? {
         match arg {
-            Long("demo") => *demo = true,
+            Long("demo") => g.demo = true,
+            Long("account") => g.account(p)?,
             Long("client") => o.client = Some(p.value()?.string()?),
             Long("client-id") => o.client_id = Some(p.value()?.string()?),
             Long("client-secret") => o.client_secret = Some(p.value()?.string()?),
@@ -212,11 +244,12 @@ fn setup(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
     Ok(Command::Setup(o))
 }
 
-fn auth(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+fn auth(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
     let mut o = AuthOpts::default();
     while let Some(arg) = p.next()? {
         match arg {
-            Long("demo") => *demo = true,
+            Long("demo") => g.demo = true,
+            Long("account") => g.account(p)?,
             Long("no-open") => o.no_open = true,
             Long("json") => o.json = true,
             Long("timeout") => {
@@ -238,11 +271,12 @@ fn auth(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
     Ok(Command::Auth(o))
 }
 
-fn doctor(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+fn doctor(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
     let mut o = DoctorOpts::default();
     while let Some(arg) = p.next()? {
         match arg {
-            Long("demo") => *demo = true,
+            Long("demo") => g.demo = true,
+            Long("account") => g.account(p)?,
             Long("json") => o.json = true,
             Long("strict") => o.strict = true,
             Long("client") => o.client = Some(p.value()?.string()?),
@@ -253,12 +287,13 @@ fn doctor(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
     Ok(Command::Doctor(o))
 }
 
-fn call(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+fn call(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
     let mut o = CallOpts::default();
     let mut tool = None;
     while let Some(arg) = p.next()? {
         match arg {
-            Long("demo") => *demo = true,
+            Long("demo") => g.demo = true,
+            Long("account") => g.account(p)?,
             Long("json") => o.json = Some(p.value()?.string()?),
             Long("markdown") => o.markdown = true,
             Short('h') | Long("help") => return Ok(Command::Help(CALL_HELP)),
@@ -271,12 +306,13 @@ fn call(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
     Ok(Command::Call(o))
 }
 
-fn chart(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
+fn chart(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
     let mut o = ChartOpts::default();
     let mut metric = None;
     while let Some(arg) = p.next()? {
         match arg {
-            Long("demo") => *demo = true,
+            Long("demo") => g.demo = true,
+            Long("account") => g.account(p)?,
             Long("out") | Short('o') => o.out = Some(p.value()?.string()?),
             Long("format") => o.format = Some(ChartFormat::parse(&p.value()?.string()?)?),
             Long("after") => o.after = Some(p.value()?.string()?),
@@ -291,10 +327,11 @@ fn chart(p: &mut lexopt::Parser, demo: &mut bool) -> Result<Command> {
     Ok(Command::Chart(o))
 }
 
-fn simple(p: &mut lexopt::Parser, demo: &mut bool, command: Command, help: &'static str) -> Result<Command> {
+fn simple(p: &mut lexopt::Parser, g: &mut Globals, command: Command, help: &'static str) -> Result<Command> {
     while let Some(arg) = p.next()? {
         match arg {
-            Long("demo") => *demo = true,
+            Long("demo") => g.demo = true,
+            Long("account") => g.account(p)?,
             Short('h') | Long("help") => return Ok(Command::Help(help)),
             _ => return Err(arg.unexpected().into()),
         }
@@ -328,7 +365,7 @@ fn parse_port(s: &str) -> Result<u16> {
 pub const HELP: &str = "\
 withings-mcp — your own Withings data for AI agents, over MCP or from the shell
 
-Usage: withings-mcp [--demo] [COMMAND] [OPTIONS]
+Usage: withings-mcp [--demo] [--account NAME] [COMMAND] [OPTIONS]
 
 Commands:
   (none), serve        stdio MCP server (newline-delimited JSON-RPC); `--http` for loopback HTTP
@@ -342,6 +379,8 @@ Commands:
 
 Global options:
   --demo               use the built-in synthetic Withings account (no credentials, no network)
+  --account NAME       whose data: `default`, or a person added with `auth --account NAME`
+                       (also WITHINGS_ACCOUNT; lowercase letters, digits, `_`, `-`; at most 32)
   -h, --help           print help
   -V, --version        print the version
 
@@ -386,12 +425,15 @@ Options:
 ";
 
 pub const AUTH_HELP: &str = "\
-Usage: withings-mcp auth [--no-open] [--json] [--timeout SECS] [--code REDIRECT_URL [--state S]]
+Usage: withings-mcp [--account NAME] auth [--no-open] [--json] [--timeout SECS]
+                                           [--code REDIRECT_URL [--state S]]
 
-Connects your Withings account. Opens the authorization page and waits (one-shot) for the
+Connects a Withings account: yours (account `default`), or with --account NAME another person's
+on this install (a Withings user already connected under another name is refused). Opens the authorization page and waits (one-shot) for the
 callback on the redirect URI's loopback host and port; exchanges the code at once. The sign-in
 stays pending for 15 minutes, so that its redirect can also be pasted with --code, here or in
-another process (the way to sign in from a headless host).
+another process (the way to sign in from a headless host); it signs in the account it was
+started for.
 
 Options:
   --no-open            do not open a browser; print the authorization URL alone on stderr
@@ -404,7 +446,8 @@ Options:
 pub const DOCTOR_HELP: &str = "\
 Usage: withings-mcp doctor [--json] [--strict] [--client C]
 
-Local readiness checks (configuration, file permissions, tokens, scopes); no network.
+Local readiness checks (configuration, file permissions, tokens, scopes) of the account served
+(--account), and of every account on this install; no network.
 
 Options:
   --json               one JSON object with `ready` and a list of checks with stable ids

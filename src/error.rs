@@ -23,6 +23,8 @@ pub enum Error {
     Json { context: String, message: Foreign },
     /// No usable token: the user must run `withings-mcp auth` (again).
     NeedsAuth(String),
+    /// `NeedsAuth` for an account other than `default`, whose advice names it.
+    AccountNeedsAuth { account: String, message: String },
     /// Withings answered with a non-zero `status` that is not retried.
     Api { endpoint: String, status: i64, kind: ApiKind, message: Foreign },
     /// Withings kept answering 601 (or HTTP 429) after the bounded backoff.
@@ -117,6 +119,17 @@ impl Error {
         Error::Json { context: context.into(), message: Foreign::new(&message.to_string()) }
     }
 
+    /// This error as met by `account`: a `NeedsAuth` of an account other than `default` names
+    /// it, so that its advice signs in the right person.
+    pub fn for_account(self, account: &str) -> Error {
+        match self {
+            Error::NeedsAuth(message) if account != crate::store::accounts::DEFAULT => {
+                Error::AccountNeedsAuth { account: account.to_string(), message }
+            }
+            e => e,
+        }
+    }
+
     /// The process exit code for this error: 2 for usage errors, 1 for everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -148,6 +161,10 @@ impl fmt::Display for Error {
             Error::Io { context, source } => write!(f, "{context}: {source}"),
             Error::Json { context, message } => write!(f, "{context}: invalid JSON: {message}"),
             Error::NeedsAuth(m) => write!(f, "{m}; run `withings-mcp auth` to connect your Withings account"),
+            Error::AccountNeedsAuth { account, message } => write!(
+                f,
+                "account `{account}`: {message}; run `withings-mcp auth --account {account}` to connect it"
+            ),
             Error::Api { endpoint, status, kind, message } => {
                 let family = match kind {
                     ApiKind::Auth => "authentication failed",

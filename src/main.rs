@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use withings_mcp::cli::{self, Command};
 use withings_mcp::commands;
 use withings_mcp::server;
-use withings_mcp::store::config::Env;
+use withings_mcp::store::config::{ACCOUNT_VAR, Env};
 use withings_mcp::tools::Ctx;
 use withings_mcp::{Error, Result, VERSION};
 
@@ -29,6 +29,11 @@ fn run() -> Result<u8> {
     if args.demo {
         env.set("WITHINGS_DEMO", "1");
     }
+    if let Some(a) = &args.account {
+        env.set(ACCOUNT_VAR, a.name());
+    }
+    // A bad WITHINGS_ACCOUNT is a usage error before any mode starts or any file is read.
+    env.account()?;
     let ctx = Ctx::from_env(env);
     match args.command {
         Command::Help(text) => print(text),

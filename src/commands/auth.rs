@@ -1,4 +1,5 @@
-//! `withings-mcp auth`: sign in to Withings and store the tokens.
+//! `withings-mcp auth`: sign in to Withings and store the tokens of the account served
+//! (`--account NAME`, else `default`).
 //!
 //! With `--code`, exchanges a pasted redirect URL (or a bare code with `--state`) for a pending
 //! sign-in (`store::pending`). Otherwise hands out an authorization URL whose state is pending
@@ -6,7 +7,8 @@
 //! waiting on the main thread: requests to other paths get 404; a callback without this sign-in's
 //! `state` gets 400 and is ignored (we keep waiting), whatever else it carries; the right one is
 //! exchanged at once (codes live 30 s) and answered with a result page. A sign-in completed
-//! meanwhile by `auth --code` in another process ends the wait too.
+//! meanwhile by `auth --code` in another process ends the wait too. A pending sign-in remembers
+//! its account, so a pasted redirect signs in the person it was started for.
 
 use std::io::Write;
 use std::path::Path;
@@ -17,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::cli::AuthOpts;
 use crate::server::callback;
+use crate::store::accounts::{Account, Accounts};
 use crate::store::config::{Config, Key};
 use crate::store::pending;
 use crate::store::tokens::{self, Tokens};
@@ -33,7 +36,8 @@ pub fn run(ctx: &Ctx, opts: &AuthOpts) -> Result<u8> {
         (true, Ok(v)) => print_stdout(&format!("{v}\n")).map(|()| 0),
         (false, Ok(v)) => {
             let text = format!(
-                "✓ Withings connected\n  tokens: {} (private)\n  scopes: {}\n",
+                "✓ Withings connected\n  account: {}\n  tokens: {} (private)\n  scopes: {}\n",
+                v["account"].as_str().unwrap_or_default(),
                 v["token_path"].as_str().unwrap_or_default(),
                 v["scope"].as_str().filter(|s| !s.is_empty()).unwrap_or("unknown")
             );
@@ -47,8 +51,8 @@ pub fn run(ctx: &Ctx, opts: &AuthOpts) -> Result<u8> {
     }
 }
 
-/// Signs in and returns the result object (`ok`, `token_path`, `scope`, `expires_at`,
-/// `next_step`); never a token. `setup` embeds it in its own result.
+/// Signs in and returns the result object (`ok`, `account`, `token_path`, `scope`,
+/// `expires_at`, `next_step`); never a token. `setup` embeds it in its own result.
 pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
     if ctx.demo() {
         return Err(Error::Unavailable("demo mode needs no sign-in; run `auth` without --demo".into()));
@@ -57,35 +61,51 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
     let cfg = ctx.config()?;
     cfg.require(Key::ClientId)?;
     cfg.require(Key::ClientSecret)?;
-    let token_path = cfg.token_path(&ctx.env)?;
-    let t = match &opts.code {
+    let (account, t) = match &opts.code {
         Some(input) => pasted(ctx, &cfg, started, input, opts.state.as_deref())?,
-        None => listen(ctx, &cfg, opts, started)?,
+        None => {
+            let account = ctx.env.account()?;
+            let t = listen(ctx, &cfg, &account, opts, started)?;
+            (account, t)
+        }
     };
-    Ok(result(&token_path.display().to_string(), &t))
+    let token_path = Accounts::new(&cfg, &ctx.env)?.token_path(&account)?;
+    Ok(result(&account, &token_path.display().to_string(), &t))
 }
 
-/// Exchanges a pasted redirect URL (or a bare code with `--state`) for a pending sign-in.
-fn pasted(ctx: &Ctx, cfg: &Config, started: Instant, input: &str, state: Option<&str>) -> Result<Tokens> {
-    let token_path = cfg.token_path(&ctx.env)?;
+/// Exchanges a pasted redirect URL (or a bare code with `--state`) for a pending sign-in, as
+/// the account that sign-in was started for.
+fn pasted(
+    ctx: &Ctx,
+    cfg: &Config,
+    started: Instant,
+    input: &str,
+    state: Option<&str>,
+) -> Result<(Account, Tokens)> {
+    let anchor = cfg.token_path(&ctx.env)?;
     let cb = oauth::parse_code_or_url(input)?;
-    let pending = pending::states(&token_path, ctx.now);
+    let pending = pending::states(&anchor, ctx.now);
+    let given = cb.state.as_deref().or(state);
+    let account = pending::account_for(&anchor, given, ctx.env.named_account()?.as_ref(), ctx.now)?;
+    let token_path = Accounts::new(cfg, &ctx.env)?.token_path(&account)?;
     let local =
         oauth::Local { pending: &pending, tokens_stored: !matches!(tokens::load(&token_path), Ok(None)) };
     let state = oauth::check_pasted(&cb, state, local, oauth::Paster::Command)?;
-    exchange(ctx, cfg, started, &cb.code, state.as_deref())
+    let t = exchange(ctx, cfg, &account, started, &cb.code, state.as_deref())?;
+    Ok((account, t))
 }
 
 /// Hands out an authorization URL (its state pending, so that another process may complete it
 /// with `--code`), then waits for the callback on the redirect URI's loopback address, or for
 /// `auth --code` in another process to complete that sign-in.
-fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<Tokens> {
-    let token_path = cfg.token_path(&ctx.env)?;
+fn listen(ctx: &Ctx, cfg: &Config, account: &Account, opts: &AuthOpts, started: Instant) -> Result<Tokens> {
+    let anchor = cfg.token_path(&ctx.env)?;
+    let token_path = Accounts::new(cfg, &ctx.env)?.token_path(account)?;
     let redirect = cfg.redirect_uri().to_string();
     let state = oauth::new_state()?;
     let url =
         oauth::authorize_url(cfg.account_url(), cfg.require(Key::ClientId)?, cfg.scopes(), &redirect, &state);
-    pending::add(&token_path, &state, ctx.now)?;
+    pending::add(&anchor, &state, account, ctx.now)?;
     let listening = oauth::loopback(&redirect).and_then(|lb| match callback::Listener::bind(&lb.bind) {
         Ok(server) => Ok((lb, server)),
         Err(e) => Err(Error::Config(format!(
@@ -126,13 +146,13 @@ fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<
         // Short waits, so that a sign-in completed by `auth --code` elsewhere ends this one too.
         let request = match server.next(left.min(Duration::from_secs(1))) {
             Ok(Some(r)) => r,
-            Ok(None) => match completed_elsewhere(ctx, &token_path, &state, started) {
+            Ok(None) => match completed_elsewhere(ctx, &anchor, &token_path, &state, started) {
                 Some(t) => return Ok(t),
                 None => continue,
             },
             Err(e) => return Err(Error::io("OAuth callback listener", e)),
         };
-        if let Some(done) = answer(ctx, cfg, started, &state, &lb.path, request) {
+        if let Some(done) = answer(ctx, cfg, account, started, &state, &lb.path, request) {
             return done;
         }
     }
@@ -143,6 +163,7 @@ fn listen(ctx: &Ctx, cfg: &Config, opts: &AuthOpts, started: Instant) -> Result<
 fn answer(
     ctx: &Ctx,
     cfg: &Config,
+    account: &Account,
     started: Instant,
     state: &str,
     callback_path: &str,
@@ -155,7 +176,7 @@ fn answer(
         return None;
     }
     let done = match oauth::callback_from_query(query, state) {
-        Ok(cb) => exchange(ctx, cfg, started, &cb.code, Some(state)),
+        Ok(cb) => exchange(ctx, cfg, account, started, &cb.code, Some(state)),
         Err(e @ Error::NeedsAuth(_)) => Err(e),
         Err(e) => {
             // Not this sign-in's callback (no or wrong state: a stray or forged request, or a
@@ -179,32 +200,46 @@ const PASTE_HINT: &str = "If the browser runs on another machine, the page it la
 load: copy that page's whole address at once (Withings codes expire after 30 s) and run, here or in another \
 terminal on this host:\n  withings-mcp auth --code '<the whole redirect URL>'";
 
-/// The tokens stored by another process that completed `state` (no longer pending, and a token
-/// file written since this sign-in started).
-fn completed_elsewhere(ctx: &Ctx, token_path: &Path, state: &str, started: Instant) -> Option<Tokens> {
+/// The tokens stored by another process that completed `state` (no longer pending in the file
+/// beside `anchor`, and a token file written since this sign-in started).
+fn completed_elsewhere(
+    ctx: &Ctx,
+    anchor: &Path,
+    token_path: &Path,
+    state: &str,
+    started: Instant,
+) -> Option<Tokens> {
     let now = ctx.now + i64::try_from(started.elapsed().as_secs()).unwrap_or(0);
-    if pending::states(token_path, now).iter().any(|s| s == state) {
+    if pending::states(anchor, now).iter().any(|s| s == state) {
         return None;
     }
     tokens::load(token_path).ok().flatten().filter(|t| t.created_at >= ctx.now)
 }
 
-/// Exchanges a code with a clock advanced by the time spent waiting, then marks the sign-in it
-/// completes as done.
-fn exchange(ctx: &Ctx, cfg: &Config, started: Instant, code: &str, state: Option<&str>) -> Result<Tokens> {
+/// Exchanges a code as `account` with a clock advanced by the time spent waiting, then marks the
+/// sign-in it completes as done.
+fn exchange(
+    ctx: &Ctx,
+    cfg: &Config,
+    account: &Account,
+    started: Instant,
+    code: &str,
+    state: Option<&str>,
+) -> Result<Tokens> {
     let now = ctx.now + i64::try_from(started.elapsed().as_secs()).unwrap_or(0);
-    let mut client = Client::http(&ctx.env, cfg, now)?;
+    let mut client = Client::http(&ctx.env.with_account(account), cfg, now)?;
     let t = client.exchange_code(code)?;
     if let Some(state) = state {
         // The tokens are stored; a state left pending would only expire unused.
-        let _ = pending::consume(client.token_path(), state, now);
+        let _ = pending::consume(&cfg.token_path(&ctx.env)?, state, now);
     }
     Ok(t)
 }
 
-fn result(token_path: &str, t: &Tokens) -> Value {
-    json!({"ok": true, "token_path": token_path, "scope": t.scope, "expires_at": t.expires_at,
-        "next_step": "Connected: try `withings-mcp call withings_daily_summary`."})
+fn result(account: &Account, token_path: &str, t: &Tokens) -> Value {
+    let next = format!("Connected: try `withings-mcp{} call withings_daily_summary`.", account.flag());
+    json!({"ok": true, "account": account.name(), "token_path": token_path, "scope": t.scope,
+        "expires_at": t.expires_at, "next_step": next})
 }
 
 fn respond(request: callback::Request, code: u16, title: &str, message: &str) {

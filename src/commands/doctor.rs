@@ -1,5 +1,6 @@
-//! `withings-mcp doctor`: local readiness checks, no network. `--json` prints
-//! `{"ready": bool, "checks": [{"id", "ok", "detail"}], "next_steps": [...]}` with stable ids;
+//! `withings-mcp doctor`: local readiness checks of the account served, and of every account
+//! (the `accounts` check); no network. `--json` prints `{"ready": bool, "account": NAME,
+//! "checks": [{"id", "ok", "detail"}], "next_steps": [...], "accounts": [...]}` with stable ids;
 //! the exit code is 0 unless `--strict` and not ready.
 
 use std::io::Write;
@@ -31,12 +32,16 @@ pub fn run(ctx: &Ctx, opts: &DoctorOpts) -> Result<u8> {
         });
         ready &= w.ok;
     }
-    let steps = next_steps(ready, &checks);
+    let steps = next_steps(ready, &checks, &ctx.env.account()?);
     let text = match opts.json {
         true => {
             let list: Vec<Value> =
                 checks.iter().map(|c| json!({"id": c.id, "ok": c.ok, "detail": c.detail})).collect();
-            format!("{}\n", json!({"ready": ready, "demo": ctx.demo(), "checks": list, "next_steps": steps}))
+            // Every account, as withings_accounts lists them (a broken install is already a check).
+            let accounts = crate::tools::accounts::states(&ctx.env, ctx.now).unwrap_or_default();
+            let v = json!({"ready": ready, "demo": ctx.demo(), "account": ctx.env.account()?.name(),
+                "checks": list, "next_steps": steps, "accounts": accounts});
+            format!("{v}\n")
         }
         false => {
             let mut s = String::from("withings-mcp doctor\n");

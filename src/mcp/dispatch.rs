@@ -401,7 +401,7 @@ pub fn error_json(e: &Error) -> Value {
     let (kind, argument) = match e {
         Error::InvalidArgument { name, .. } => ("invalid_argument", Some(name.as_str())),
         Error::Config(_) => ("configuration", None),
-        Error::NeedsAuth(_) => ("needs_auth", None),
+        Error::NeedsAuth(_) | Error::AccountNeedsAuth { .. } => ("needs_auth", None),
         Error::Api { .. } => ("withings_api", None),
         Error::RateLimited { .. } => ("rate_limited", None),
         Error::Transport { .. } => ("network", None),

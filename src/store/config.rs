@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
 use crate::domain::units::Units;
+use crate::store::accounts::Account;
 use crate::{Error, Result};
 
 /// Default OAuth callback registered with the user's Withings app.
@@ -21,6 +22,9 @@ pub const DEFAULT_SCOPES: &str = "user.activity user.metrics";
 pub const DEFAULT_API_URL: &str = "https://wbsapi.withings.net";
 /// Default Withings account (authorization) base.
 pub const DEFAULT_ACCOUNT_URL: &str = "https://account.withings.com";
+
+/// The account to serve (environment only: the config file is shared by every account).
+pub const ACCOUNT_VAR: &str = "WITHINGS_ACCOUNT";
 
 /// Every configuration key this program reads (CONTRACT §2). Reading goes through this enum, so a
 /// misspelled key does not compile.
@@ -178,6 +182,28 @@ impl Env {
     /// `~/.withings-mcp`.
     pub fn state_dir(&self) -> Result<PathBuf> {
         Ok(self.home()?.join(".withings-mcp"))
+    }
+
+    /// The account this process serves by default: `WITHINGS_ACCOUNT` (also set by `--account`),
+    /// else `default`. A bad name is a usage error, found before anything touches the disk.
+    pub fn account(&self) -> Result<Account> {
+        match self.get(ACCOUNT_VAR) {
+            None => Ok(Account::default()),
+            Some(name) => Account::parse(name).map_err(|e| Error::Usage(format!("{ACCOUNT_VAR}: {e}"))),
+        }
+    }
+
+    /// The account named explicitly (`--account`, `WITHINGS_ACCOUNT` or a tool's `account`
+    /// argument), if any.
+    pub fn named_account(&self) -> Result<Option<Account>> {
+        self.get(ACCOUNT_VAR).map(|_| self.account()).transpose()
+    }
+
+    /// This snapshot with `account` as the account served (a tool's `account` argument).
+    pub fn with_account(&self, account: &Account) -> Env {
+        let mut env = self.clone();
+        env.set(ACCOUNT_VAR, account.name());
+        env
     }
 
     /// True when demo mode is on (`WITHINGS_DEMO=1` or `--demo`).

@@ -1,6 +1,7 @@
-//! Local files: configuration, tokens, pending sign-ins and the HTTP token under `~/.withings-mcp/`
-//! (only this layer writes there), and the read-only system zone database.
+//! Local files under `~/.withings-mcp/` (only this layer writes there): configuration, accounts
+//! and their tokens, pending sign-ins and the HTTP token; and the read-only system zone database.
 
+pub mod accounts;
 pub mod config;
 pub mod fsutil;
 pub mod http_token;

@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::store::accounts::Accounts;
 use crate::store::config::Key;
 use crate::store::{pending, tokens};
 use crate::tools::readiness::{Check, next_steps, readiness};
@@ -29,7 +30,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Returns the Withings authorization URL with a fresh random state (128 bits), pending for 15 \
                 minutes. The user opens it, approves, and is redirected to the configured redirect URI; pass that \
                 whole redirect URL to withings_exchange_code within 30 seconds. Needs WITHINGS_CLIENT_ID.",
-            input_schema: schema::from_text(NO_ARGUMENTS),
+            input_schema: schema::from_text(AUTH_URL_INPUT),
             output_schema: schema::from_text(AUTH_URL_OUTPUT),
             annotations: Annotations {
                 read_only: false,
@@ -81,31 +82,40 @@ pub fn tools() -> Vec<Tool> {
 
 const NO_ARGUMENTS: &str = r#"{"type": "object", "additionalProperties": false, "properties": {"response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": []}"#;
 
-const STATUS_OUTPUT: &str = r#"{"type": "object", "required": ["ready", "demo", "checks", "next_steps"], "properties": {
-    "ready": {"type": "boolean"}, "demo": {"type": "boolean"}, "token_path": {"type": "string"},
+const AUTH_URL_INPUT: &str = r#"{"type": "object", "additionalProperties": false, "properties": {
+    "account": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,31}$", "description":
+        "the account (person) to sign in: default (the server's account), or a new name such as `alex`"},
+    "response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": []}"#;
+
+const STATUS_OUTPUT: &str = r#"{"type": "object", "required": ["ready", "demo", "account", "checks", "next_steps", "accounts"], "properties": {
+    "ready": {"type": "boolean"}, "demo": {"type": "boolean"}, "account": {"type": "string"}, "token_path": {"type": "string"},
+    "accounts": {"type": "array", "items": {"type": "object", "required": ["name", "default", "connected", "scopes", "token"]}},
     "checks": {"type": "array", "items": {"type": "object", "required": ["id", "ok", "detail"], "properties": {
         "id": {"type": "string"}, "ok": {"type": "boolean"}, "detail": {"type": "string"}}}},
     "next_steps": {"type": "array", "items": {"type": "string"}}}}"#;
 
-const AUTH_URL_OUTPUT: &str = r#"{"type": "object", "required": ["auth_url", "redirect_uri", "scopes", "next_step"],
-    "properties": {"auth_url": {"type": "string"}, "state": {"type": "string"}, "redirect_uri": {"type": "string"},
+const AUTH_URL_OUTPUT: &str = r#"{"type": "object", "required": ["auth_url", "account", "redirect_uri", "scopes", "next_step"],
+    "properties": {"auth_url": {"type": "string"}, "account": {"type": "string"}, "state": {"type": "string"}, "redirect_uri": {"type": "string"},
     "scopes": {"type": "array", "items": {"type": "string"}}, "next_step": {"type": "string"}}}"#;
 
 const EXCHANGE_INPUT: &str = r#"{"type": "object", "additionalProperties": false, "properties": {
     "code": {"type": "string", "minLength": 1, "maxLength": 4096, "description":
         "the full redirect URL containing ?code=…&state=… (a bare code only for a first connection with nothing pending)"},
+    "account": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,31}$", "description":
+        "optional: the sign-in completes for the account it was started for; naming another one is refused"},
     "response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": ["code"]}"#;
 
-const EXCHANGE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "token_path", "state_checked"], "properties": {
-    "ok": {"type": "boolean"}, "token_path": {"type": "string"}, "scope": {"type": "string"},
+const EXCHANGE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "account", "token_path", "state_checked"], "properties": {
+    "ok": {"type": "boolean"}, "account": {"type": "string"}, "token_path": {"type": "string"}, "scope": {"type": "string"},
     "expires_at": {"type": "integer"}, "state_checked": {"type": "boolean"}, "next_step": {"type": "string"}}}"#;
 
 const REVOKE_INPUT: &str = r#"{"type": "object", "additionalProperties": false, "properties": {
     "explicit_user_intent": {"type": "boolean", "description": "must be true: the user explicitly asked to disconnect"},
+    "account": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,31}$", "description": "the account to disconnect (default: the server's account); the others stay connected"},
     "response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": []}"#;
 
-const REVOKE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "upstream_revoked", "local_tokens_deleted", "token_path"],
-    "properties": {"ok": {"type": "boolean"}, "upstream_revoked": {"type": "boolean"},
+const REVOKE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "account", "upstream_revoked", "local_tokens_deleted", "token_path"],
+    "properties": {"ok": {"type": "boolean"}, "account": {"type": "string"}, "upstream_revoked": {"type": "boolean"},
     "upstream_detail": {"type": "string"}, "local_tokens_deleted": {"type": "boolean"}, "token_path": {"type": "string"}}}"#;
 
 fn checks_json(checks: &[Check]) -> Value {
@@ -114,14 +124,20 @@ fn checks_json(checks: &[Check]) -> Value {
 
 fn connection_status(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let (ready, checks) = readiness(&ctx.env, ctx.now);
-    let steps = next_steps(ready, &checks);
-    let token_path = ctx.config().and_then(|c| c.token_path(&ctx.env)).ok();
-    let mut structured =
-        json!({"ready": ready, "demo": ctx.demo(), "checks": checks_json(&checks), "next_steps": steps});
+    let account = ctx.env.account()?;
+    let steps = next_steps(ready, &checks, &account);
+    let token_path = ctx.config().and_then(|c| Accounts::new(&c, &ctx.env)?.token_path(&account)).ok();
+    // Every account, as withings_accounts lists them (a broken install is already in `checks`).
+    let accounts = crate::tools::accounts::states(&ctx.env, ctx.now).unwrap_or_default();
+    let mut structured = json!({"ready": ready, "demo": ctx.demo(), "account": account.name(),
+        "checks": checks_json(&checks), "next_steps": steps, "accounts": accounts});
     if let (Some(p), Some(m)) = (token_path, structured.as_object_mut()) {
         m.insert("token_path".into(), Value::String(p.display().to_string()));
     }
-    let mut md = format!("# Withings connection\n\n**{}**\n\n", if ready { "Ready" } else { "Not ready" });
+    let mut md = format!(
+        "# Withings connection (account `{account}`)\n\n**{}**\n\n",
+        if ready { "Ready" } else { "Not ready" }
+    );
     for c in &checks {
         md.push_str(&format!("- {} {}: {}\n", if c.ok { "✓" } else { "✗" }, c.id, c.detail));
     }
@@ -137,13 +153,18 @@ fn get_auth_url(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let client_id = cfg.require(Key::ClientId)?;
     let redirect = cfg.redirect_uri();
     let scopes = cfg.scopes();
+    let account = ctx.env.account()?;
     let state = oauth::new_state()?;
     let url = oauth::authorize_url(cfg.account_url(), client_id, scopes, redirect, &state);
-    pending::add(&cfg.token_path(&ctx.env)?, &state, ctx.now)?;
+    pending::add(&cfg.token_path(&ctx.env)?, &state, &account, ctx.now)?;
     let scope_list: Vec<String> = oauth::scopes_param(scopes).split(',').map(str::to_string).collect();
     let next = "Open auth_url, approve access, then pass the full redirect URL to withings_exchange_code within 30 seconds.";
-    let structured = json!({"auth_url": url, "state": state, "redirect_uri": redirect, "scopes": scope_list, "next_step": next});
-    let md = format!("# Connect Withings\n\nOpen this URL and approve access:\n\n{url}\n\n{next}\n");
+    let structured = json!({"auth_url": url, "account": account.name(), "state": state, "redirect_uri": redirect,
+        "scopes": scope_list, "next_step": next});
+    let md = format!(
+        "# Connect Withings (account `{account}`)\n\nOpen this URL and approve access, signed in to Withings as \
+         that person:\n\n{url}\n\n{next}\n"
+    );
     Ok(render(structured, md, args))
 }
 
@@ -151,23 +172,27 @@ fn exchange_code(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     refuse_in_demo(ctx)?;
     let cfg = ctx.config()?;
     let input = args.get("code").and_then(Value::as_str).unwrap_or_default();
-    let mut client = ctx.api_client(&cfg)?;
-    let path = client.token_path().to_path_buf();
+    let anchor = cfg.token_path(&ctx.env)?;
     let cb = oauth::parse_code_or_url(input)?;
-    let states = pending::states(&path, ctx.now);
+    let states = pending::states(&anchor, ctx.now);
+    // The sign-in completes for the account it was started for.
+    let account =
+        pending::account_for(&anchor, cb.state.as_deref(), ctx.env.named_account()?.as_ref(), ctx.now)?;
+    let mut client = ctx.with_account(&account).api_client(&cfg)?;
+    let path = client.token_path().to_path_buf();
     let local = oauth::Local { pending: &states, tokens_stored: !matches!(tokens::load(&path), Ok(None)) };
     let state = oauth::check_pasted(&cb, None, local, oauth::Paster::Tool)?;
     let t = client.exchange_code(&cb.code)?;
     if let Some(s) = &state {
         // The tokens are stored; a state left pending would only expire unused.
-        let _ = pending::consume(&path, s, ctx.now);
+        let _ = pending::consume(&anchor, s, ctx.now);
     }
     let state_checked = state.is_some();
     let next = "Connected: try withings_daily_summary.";
-    let structured = json!({"ok": true, "token_path": path.display().to_string(), "scope": t.scope,
-        "expires_at": t.expires_at, "state_checked": state_checked, "next_step": next});
+    let structured = json!({"ok": true, "account": account.name(), "token_path": path.display().to_string(),
+        "scope": t.scope, "expires_at": t.expires_at, "state_checked": state_checked, "next_step": next});
     let md = format!(
-        "# Withings connected\n\nTokens stored in `{}` (private). Scopes: {}.\n\n{next}\n",
+        "# Withings connected (account `{account}`)\n\nTokens stored in `{}` (private). Scopes: {}.\n\n{next}\n",
         path.display(),
         if t.scope.is_empty() { "unknown" } else { &t.scope }
     );
@@ -206,10 +231,11 @@ fn revoke_access(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
         },
     };
     let deleted = tokens::delete(&path)?;
-    let structured = json!({"ok": true, "upstream_revoked": upstream_revoked, "upstream_detail": detail,
-        "local_tokens_deleted": deleted, "token_path": path.display().to_string()});
+    let account = client.account().name();
+    let structured = json!({"ok": true, "account": account, "upstream_revoked": upstream_revoked,
+        "upstream_detail": detail, "local_tokens_deleted": deleted, "token_path": path.display().to_string()});
     let md = format!(
-        "# Withings access revoked\n\n- Upstream: {detail}\n- Local tokens: {}\n",
+        "# Withings access revoked (account `{account}`)\n\n- Upstream: {detail}\n- Local tokens: {}\n",
         if deleted { "deleted" } else { "none were stored" }
     );
     Ok(render(structured, md, args))

@@ -2,14 +2,16 @@
 //! and cache status. What they say is derived from the catalogue and the real files, so it cannot
 //! drift from what the server does.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
 use crate::Result;
 use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
-use crate::store::config::Key;
+use crate::store::accounts::Accounts;
+use crate::store::config::{Config, Env, Key};
+use crate::store::fsutil;
 use crate::tools::{self, Annotations, Ctx, Output, Tool, input_schema, output_schema, resources, schema};
 
 /// The local tools of this family.
@@ -65,7 +67,7 @@ pub fn tools() -> Vec<Tool> {
             input_schema: input_schema(Value::Object(Map::new()), &[]),
             output_schema: output_schema(
                 schema::from_text(PRIVACY_OUTPUT),
-                &["privacy_mode", "files", "stored_on_disk", "leaves_the_machine", "problems"],
+                &["privacy_mode", "files", "stored_on_disk", "leaves_the_machine", "problems", "accounts"],
             ),
             annotations: Annotations::LOCAL_READ,
             handler: privacy_audit,
@@ -120,7 +122,8 @@ const PRIVACY_OUTPUT: &str = r#"{"privacy_mode": {"type": "string"},
     "stored_on_disk": {"type": "array", "items": {"type": "string"}},
     "leaves_the_machine": {"type": "array", "items": {"type": "string"}},
     "never": {"type": "array", "items": {"type": "string"}},
-    "problems": {"type": "array", "items": {"type": "string"}}}"#;
+    "problems": {"type": "array", "items": {"type": "string"}},
+    "accounts": {"type": "array", "items": {"type": "object", "required": ["name", "connected", "token"]}}}"#;
 
 const CACHE_OUTPUT: &str = r#"{"caches_authenticated_responses": {"type": "boolean"}, "cache_file": {"type": "null"},
     "legacy_settings": {"type": "object"}, "note": {"type": "string"}}"#;
@@ -322,17 +325,15 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
     let (mode, files) = match (ctx.env.state_dir(), ctx.config()) {
         (Ok(dir), Ok(cfg)) => {
             let token_path = cfg.token_path(&ctx.env)?;
-            let lock = token_path.with_extension("json.lock");
             let pending = crate::store::pending::path(&token_path);
             let http_token = crate::store::http_token::path(&ctx.env)?;
-            let entries = [
-                (dir.as_path(), 0o700, "state directory"),
-                (cfg.file.as_path(), 0o600, "configuration (client id and secret)"),
-                (token_path.as_path(), 0o600, "OAuth tokens"),
-                (lock.as_path(), 0o600, "token lock (empty)"),
-                (pending.as_path(), 0o600, "sign-ins awaiting their redirect (states only)"),
-                (http_token.as_path(), 0o600, "HTTP mode's bearer token"),
+            let mut entries = vec![
+                (dir, 0o700, "state directory".to_string()),
+                (cfg.file.clone(), 0o600, "configuration (client id and secret)".to_string()),
+                (pending, 0o600, "sign-ins awaiting their redirect (states only)".to_string()),
+                (http_token, 0o600, "HTTP mode's bearer token".to_string()),
             ];
+            entries.extend(account_files(&cfg, &ctx.env)?);
             let files: Vec<Value> =
                 entries.iter().map(|(p, want, what)| file_entry(p, *want, what, &mut problems)).collect();
             (cfg.get(Key::PrivacyMode).unwrap_or(PrivacyMode::DEFAULT.name()).to_string(), files)
@@ -357,6 +358,7 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         "stored_on_disk": [
             "config.json: client id, client secret, redirect URI and preferences (0600)",
             "tokens.json: access and refresh tokens, their expiry, scopes and your Withings user id (0600)",
+            "accounts/NAME/tokens.json: the same for each other person on this install (directories 0700)",
             "http-token: the bearer token that HTTP mode requires of clients, made on its first start (0600)",
             "oauth_state.json: the random state of each sign-in awaiting its redirect, for 15 minutes (0600)",
             "no health data: responses are never cached; only `chart --out` writes a file you ask for",
@@ -372,6 +374,7 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
             "GPS locations (removed from every answer)",
         ],
         "problems": problems,
+        "accounts": crate::tools::accounts::states(&ctx.env, ctx.now).unwrap_or_default(),
     });
     let mut md = format!("# Privacy audit\n\nPrivacy mode: `{mode}`\n\n## Files\n\n");
     for f in &files {
@@ -395,6 +398,22 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         }
     }
     Ok(Output { structured, markdown: md, extra: Vec::new() })
+}
+
+/// Each account's token file and lock, and a named account's directory.
+fn account_files(cfg: &Config, env: &Env) -> Result<Vec<(PathBuf, u32, String)>> {
+    let accounts = Accounts::new(cfg, env)?;
+    let mut files = Vec::new();
+    for a in accounts.list() {
+        let tokens = accounts.token_path(&a)?;
+        if !a.is_default() {
+            files.push((fsutil::parent(&tokens), 0o700, format!("account `{a}`: its directory")));
+        }
+        let lock = crate::store::tokens::lock_path(&tokens);
+        files.push((lock, 0o600, format!("account `{a}`: token lock (empty)")));
+        files.push((tokens, 0o600, format!("account `{a}`: OAuth tokens")));
+    }
+    Ok(files)
 }
 
 fn file_entry(path: &Path, want: u32, what: &str, problems: &mut Vec<String>) -> Value {

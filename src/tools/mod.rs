@@ -2,6 +2,7 @@
 //! annotations, handler) and renders markdown and `structuredContent`. The MCP layer and the
 //! `call` command both go through `run`, so validation and defaults are the same everywhere.
 
+pub mod accounts;
 pub mod auth;
 pub mod briefs;
 #[cfg(feature = "conformance")]
@@ -20,13 +21,14 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use crate::Result;
 use crate::domain::time::Zone;
+use crate::store::accounts::Account;
 use crate::store::config::{Config, Env, Key};
 use crate::store::zones;
 use crate::withings::budget::{Call, Sink};
 use crate::withings::client::Client;
-use crate::withings::demo::DemoUpstream;
+use crate::withings::demo::{self, DemoUpstream};
+use crate::{Error, Result};
 
 /// What a tool handler can see: the environment snapshot, the clock and the call it serves.
 /// Everything else (configuration, the Withings client, the zone) is derived from these on demand.
@@ -60,6 +62,11 @@ impl Ctx {
         Ctx { env: self.env.clone(), now: self.now, call: Call::start(sink) }
     }
 
+    /// This context serving `account` instead (a tool's `account` argument).
+    pub fn with_account(&self, account: &Account) -> Ctx {
+        Ctx { env: self.env.with_account(account), now: self.now, call: self.call.clone() }
+    }
+
     /// True in demo mode.
     pub fn demo(&self) -> bool {
         self.env.demo()
@@ -80,8 +87,11 @@ impl Ctx {
     /// The client is bound to the call (deadline, budget, events): build one per call.
     pub fn client(&self, cfg: &Config, zone: &Zone) -> Result<Client> {
         match self.demo() {
-            true => Client::demo(Box::new(DemoUpstream::new(self.now, zone.clone())), self.now)
-                .within(&self.call, cfg),
+            true => {
+                demo::person(&self.env.account()?)?;
+                Client::demo(Box::new(DemoUpstream::new(self.now, zone.clone())), self.now)
+                    .within(&self.call, cfg)
+            }
             false => self.api_client(cfg),
         }
     }
@@ -152,6 +162,7 @@ pub struct Tool {
 /// Catalogue order (CONTRACT §4): status and guidance first, then auth, data, briefs, trends.
 const ORDER: &[&str] = &[
     "withings_connection_status",
+    "withings_accounts",
     "withings_data_inventory",
     "withings_capabilities",
     "withings_agent_manifest",
@@ -181,10 +192,12 @@ pub fn all() -> &'static [Tool] {
 
 fn build() -> Vec<Tool> {
     let mut v = auth::tools();
+    v.extend(accounts::tools());
     v.extend(local::tools());
     v.extend(data::tools());
     v.extend(briefs::tools());
     v.extend(trends::tools());
+    let mut v: Vec<Tool> = v.into_iter().map(with_account_arg).collect();
     crate::sort::by_key(&mut v, |t| ORDER.iter().position(|n| *n == t.name).unwrap_or(ORDER.len()));
     // Test-only fixtures for the conformance suite; empty unless WITHINGS_MCP_CONFORMANCE=1.
     v.extend(conformance::tools());
@@ -227,10 +240,55 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 }
 
 /// Validates `args` against the tool's input schema, applies defaults, and runs it.
-/// Argument errors come back as `Error::InvalidArgument` naming the argument.
+/// Argument errors come back as `Error::InvalidArgument` naming the argument. An `account`
+/// argument is checked here, before the handler touches the disk, and selects the account the
+/// handler serves; a tool that reads Withings data says which account it read.
 pub fn run(ctx: &Ctx, tool: &Tool, args: &Value) -> Result<Output> {
     let args = schema::validate_args(&tool.input_schema, args)?;
-    (tool.handler)(ctx, &args)
+    let switched = match args.get("account").and_then(Value::as_str) {
+        Some(name) => Some(ctx.with_account(&Account::parse(name).map_err(|e| Error::arg("account", e))?)),
+        None => None,
+    };
+    let ctx = switched.as_ref().unwrap_or(ctx);
+    let mut out = (tool.handler)(ctx, &args)?;
+    if reads_withings(tool) {
+        let account = ctx.env.account()?;
+        if let Some(obj) = out.structured.as_object_mut() {
+            obj.insert("account".into(), Value::String(account.name().to_string()));
+        }
+        if !account.is_default() {
+            out.markdown = format!("> Account: `{account}`\n\n{}", out.markdown);
+        }
+    }
+    Ok(out)
+}
+
+/// True for the tools that read the person's Withings data: they take `account` and say in
+/// their answer which account they read.
+fn reads_withings(tool: &Tool) -> bool {
+    tool.annotations.read_only && tool.annotations.open_world
+}
+
+/// The `account` argument (one schema for every tool that takes it).
+const ACCOUNT_ARG: &str = r#"{"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,31}$",
+    "description": "whose data: an account name from withings_accounts (default: the server's account)"}"#;
+
+/// Adds `account` to the arguments and to the (required) output of a tool that reads Withings
+/// data, so that every such tool, whichever family declares it, takes it the same way.
+fn with_account_arg(mut tool: Tool) -> Tool {
+    if reads_withings(&tool) {
+        let arg = schema::from_text(ACCOUNT_ARG);
+        if let Some(p) = tool.input_schema.get_mut("properties").and_then(Value::as_object_mut) {
+            p.insert("account".into(), arg);
+        }
+        if let Some(p) = tool.output_schema.get_mut("properties").and_then(Value::as_object_mut) {
+            p.insert("account".into(), schema::from_text(r#"{"type": "string"}"#));
+        }
+        if let Some(r) = tool.output_schema.get_mut("required").and_then(Value::as_array_mut) {
+            r.push(Value::String("account".into()));
+        }
+    }
+    tool
 }
 
 /// The JSON Schema dialect every tool schema declares.

@@ -4,9 +4,11 @@
 
 use std::path::Path;
 
+use crate::store::accounts::{Account, Accounts};
 use crate::store::config::{Config, Env, Key, Source};
 use crate::store::fsutil;
 use crate::store::tokens::{self, Tokens};
+use crate::tools::accounts;
 use crate::withings::oauth;
 
 /// One readiness check.
@@ -45,19 +47,27 @@ pub fn readiness(env: &Env, now: i64) -> (bool, Vec<Check>) {
         });
     }
     checks.push(redirect_uri(&cfg));
-    let token_path = cfg.token_path(env).ok();
-    let token = token_checks(token_path.as_deref(), &mut checks);
+    let account = match env.account() {
+        Ok(a) => a,
+        Err(e) => {
+            checks.push(check("account", false, e.to_string()));
+            Account::default()
+        }
+    };
+    let token_path = Accounts::new(&cfg, env).and_then(|a| a.token_path(&account)).ok();
+    let token = token_checks(token_path.as_deref(), &account, &mut checks);
     let usable = match &token {
         Some(t) => t.expires_at.saturating_sub(now) > 0 || !t.refresh_token.is_empty(),
         None => false,
     };
-    checks.extend(grant_checks(token.as_ref(), now));
+    checks.extend(grant_checks(token.as_ref(), &account, now));
+    checks.push(accounts_check(env, now));
     let ready = env.demo() || checks.iter().filter(|c| c.id != "token_expiry").all(|c| c.ok) && usable;
     (ready, checks)
 }
 
-/// Human next steps for failed checks.
-pub fn next_steps(ready: bool, checks: &[Check]) -> Vec<String> {
+/// Human next steps for failed checks of `account`'s readiness.
+pub fn next_steps(ready: bool, checks: &[Check], account: &Account) -> Vec<String> {
     if ready {
         return vec!["Ready: try withings_daily_summary or withings_list_body_measures.".into()];
     }
@@ -74,12 +84,41 @@ pub fn next_steps(ready: bool, checks: &[Check]) -> Vec<String> {
         steps.push("Run `withings-mcp setup` with your Withings app's client id and secret.".into());
     }
     if failed("token_file") || failed("refresh_token") || failed("scopes") {
-        steps.push("Run `withings-mcp auth` (or withings_get_auth_url then withings_exchange_code).".into());
+        steps.push(format!(
+            "Run `withings-mcp auth{}` (or withings_get_auth_url then withings_exchange_code).",
+            account.flag()
+        ));
     }
     if mode("token_permissions") {
-        steps.push("Make the token file private: `chmod 600 ~/.withings-mcp/tokens.json`.".into());
+        steps.push("Make the token file private: `chmod 600` on the file the token_file check names.".into());
+    }
+    if failed("accounts") {
+        steps.push(
+            "Fix the account files the accounts check names (`withings-mcp call withings_accounts`).".into(),
+        );
     }
     steps
+}
+
+/// `accounts`: every account and whether it is connected; fails when an account's files are
+/// refused (unreadable, or open to other users).
+fn accounts_check(env: &Env, now: i64) -> Check {
+    let list = match accounts::states(env, now) {
+        Ok(l) => l,
+        Err(e) => return check("accounts", false, e.to_string()),
+    };
+    let words: Vec<String> = list
+        .iter()
+        .map(|s| {
+            let served = if s.default { ", served" } else { "" };
+            match &s.problem {
+                Some(p) => format!("{}{served}: {p}", s.name),
+                None => format!("{}{served}: {}", s.name, s.token_words()),
+            }
+        })
+        .collect();
+    let ok = list.iter().all(|s| s.problem.is_none());
+    check("accounts", ok, format!("{} account(s): {}", list.len(), words.join("; ")))
 }
 
 fn check(id: &'static str, ok: bool, detail: String) -> Check {
@@ -138,8 +177,9 @@ fn redirect_uri(cfg: &Config) -> Check {
     check("redirect_uri", ok, format!("{redirect} ({src}); {listener}"))
 }
 
-/// `token_file` and `token_permissions`; returns the token when one could be read.
-fn token_checks(path: Option<&Path>, checks: &mut Vec<Check>) -> Option<Tokens> {
+/// `token_file` and `token_permissions` of the account served; returns the token when one could
+/// be read.
+fn token_checks(path: Option<&Path>, account: &Account, checks: &mut Vec<Check>) -> Option<Tokens> {
     let Some(p) = path else {
         checks.push(check("token_file", false, "no token path (HOME is not set)".into()));
         checks.push(check("token_permissions", false, "no token file".into()));
@@ -148,7 +188,8 @@ fn token_checks(path: Option<&Path>, checks: &mut Vec<Check>) -> Option<Tokens> 
     let (file, token) = match tokens::load(p) {
         Ok(Some(t)) => (check("token_file", true, format!("{} present", p.display())), Some(t)),
         Ok(None) => {
-            (check("token_file", false, format!("{} not found; run `withings-mcp auth`", p.display())), None)
+            let detail = format!("{} not found; run `withings-mcp auth{}`", p.display(), account.flag());
+            (check("token_file", false, detail), None)
         }
         Err(e) => (check("token_file", false, e.to_string()), None),
     };
@@ -166,7 +207,7 @@ fn token_checks(path: Option<&Path>, checks: &mut Vec<Check>) -> Option<Tokens> 
 }
 
 /// `token_expiry`, `refresh_token` and `scopes`.
-fn grant_checks(token: Option<&Tokens>, now: i64) -> Vec<Check> {
+fn grant_checks(token: Option<&Tokens>, account: &Account, now: i64) -> Vec<Check> {
     let Some(t) = token else {
         return ["token_expiry", "refresh_token", "scopes"]
             .map(|id| check(id, false, "no token".into()))
@@ -182,9 +223,10 @@ fn grant_checks(token: Option<&Tokens>, now: i64) -> Vec<Check> {
         ),
     };
     let has_refresh = !t.refresh_token.is_empty();
+    let auth = format!("withings-mcp auth{}", account.flag());
     let refresh = match has_refresh {
-        true => "refresh token stored",
-        false => "no refresh token; run `withings-mcp auth` when the access token expires",
+        true => "refresh token stored".to_string(),
+        false => format!("no refresh token; run `{auth}` when the access token expires"),
     };
     let granted: Vec<&str> = t.scope.split([',', ' ']).filter(|s| !s.is_empty()).collect();
     let missing: Vec<&str> =
@@ -192,11 +234,11 @@ fn grant_checks(token: Option<&Tokens>, now: i64) -> Vec<Check> {
     let scopes = match (granted.is_empty(), missing.is_empty()) {
         (true, _) => "the token records no scope".to_string(),
         (false, true) => format!("granted: {}", granted.join(", ")),
-        (false, false) => format!("missing {}; run `withings-mcp auth` and approve them", missing.join(", ")),
+        (false, false) => format!("missing {}; run `{auth}` and approve them", missing.join(", ")),
     };
     vec![
         check("token_expiry", left > 0, expiry),
-        check("refresh_token", has_refresh, refresh.into()),
+        check("refresh_token", has_refresh, refresh),
         check("scopes", missing.is_empty() && !granted.is_empty(), scopes),
     ]
 }

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::error::{ApiKind, Foreign};
+use crate::store::accounts::{Account, Accounts};
 use crate::store::config::{Config, Env, Key};
 use crate::store::tokens::{self, Grant, Tokens};
 use crate::withings::budget::{self, Call, Event, Level, MAX_REQUESTS, Sink};
@@ -74,7 +75,10 @@ pub struct Client {
     client_id: Option<String>,
     client_secret: Option<String>,
     redirect_uri: String,
+    /// The account served, its token file, and the install's accounts (none for the demo).
+    account: Account,
     token_path: PathBuf,
+    accounts: Option<Accounts>,
     upstream: Box<dyn Upstream>,
     now: i64,
     sleep: Sleep,
@@ -92,8 +96,11 @@ pub struct Client {
 }
 
 impl Client {
-    /// A client for the configured account, sending through `upstream`, at time `now`.
+    /// A client for the account `env` names (`WITHINGS_ACCOUNT`, else `default`), sending
+    /// through `upstream`, at time `now`.
     pub fn new(env: &Env, cfg: &Config, upstream: Box<dyn Upstream>, now: i64) -> Result<Client> {
+        let account = env.account()?;
+        let accounts = Accounts::new(cfg, env)?;
         let retry = match cfg.retries_enabled() {
             false => Retry::NONE,
             true => match env.get("WITHINGS_RETRY_BASE_MS").and_then(|s| s.parse::<u64>().ok()) {
@@ -105,7 +112,9 @@ impl Client {
             client_id: cfg.get(Key::ClientId).map(str::to_string),
             client_secret: cfg.get(Key::ClientSecret).map(str::to_string),
             redirect_uri: cfg.redirect_uri().to_string(),
-            token_path: cfg.token_path(env)?,
+            token_path: accounts.token_path(&account)?,
+            account,
+            accounts: Some(accounts),
             upstream,
             now,
             sleep: std::thread::sleep,
@@ -126,7 +135,9 @@ impl Client {
             client_id: None,
             client_secret: None,
             redirect_uri: crate::store::config::DEFAULT_REDIRECT_URI.to_string(),
+            account: Account::default(),
             token_path: PathBuf::new(),
+            accounts: None,
             upstream,
             now,
             sleep: std::thread::sleep,
@@ -320,8 +331,13 @@ impl Client {
         self.send(path, action, &form, None, false)?.value(&format!("{path} {action}"))
     }
 
-    /// Exchanges an authorization code (codes live 30 s, single use) and stores the tokens.
+    /// Exchanges an authorization code (codes live 30 s, single use) and stores the tokens as
+    /// this client's account, unless that Withings user is connected under another name.
     pub fn exchange_code(&mut self, code: &str) -> Result<Tokens> {
+        self.exchange(code).map_err(|e| e.for_account(self.account.name()))
+    }
+
+    fn exchange(&mut self, code: &str) -> Result<Tokens> {
         let (client_id, secret) = self.credentials()?;
         let form = oauth::exchange_form(&client_id, &secret, code, &self.redirect_uri);
         // Not retried: a code that reached Withings may already be used.
@@ -335,7 +351,15 @@ impl Client {
             }
             Err(e) => return Err(e),
         };
-        tokens::store_new_grant(&self.token_path, &oauth::parse_grant(&body), self.now)
+        let Some(accounts) = &self.accounts else {
+            return Err(Error::Unavailable("the demo account cannot be signed in".into()));
+        };
+        accounts.store_new_grant(&self.account, &oauth::parse_grant(&body), self.now)
+    }
+
+    /// The account this client serves.
+    pub fn account(&self) -> &Account {
+        &self.account
     }
 
     fn credentials(&self) -> Result<(String, String)> {
@@ -359,6 +383,7 @@ impl Client {
         let path = self.token_path.clone();
         let now = self.now;
         tokens::fresh_access_token(&path, now, &mut |t| self.refresh_grant(t))
+            .map_err(|e| e.for_account(self.account.name()))
     }
 
     fn refresh_rejected(&mut self, rejected: &str) -> Result<String> {
@@ -368,6 +393,7 @@ impl Client {
         let path = self.token_path.clone();
         let now = self.now;
         tokens::refresh_after_rejection(&path, rejected, now, &mut |t| self.refresh_grant(t))
+            .map_err(|e| e.for_account(self.account.name()))
     }
 
     fn refresh_grant(&mut self, current: &Tokens) -> Result<Grant> {

@@ -63,7 +63,7 @@ fn ok_body() -> Value {
 /// that state.
 fn pending_state(home: &TempHome) -> String {
     let state = withings::oauth::new_state().unwrap();
-    pending::add(&home.token_path(), &state, now()).unwrap();
+    pending::add(&home.token_path(), &state, &Default::default(), now()).unwrap();
     state
 }
 

@@ -225,7 +225,13 @@ fn args_for(tool: &str, w: &World) -> Value {
             // The whole redirect URL of a pending sign-in: a bare code would be refused here, where
             // an account is already connected.
             let state = format!("schema-{}", w.fake.new_code());
-            withings_mcp::store::pending::add(&w.home.token_path(), &state, crate::data::NOW).unwrap();
+            withings_mcp::store::pending::add(
+                &w.home.token_path(),
+                &state,
+                &Default::default(),
+                crate::data::NOW,
+            )
+            .unwrap();
             json!({"code": format!("http://127.0.0.1:3000/callback?code={}&state={state}", w.fake.new_code())})
         }
         "withings_revoke_access" => json!({"explicit_user_intent": true}),

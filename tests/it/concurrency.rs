@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use withings_mcp::store::tokens;
 
+use crate::accounts::{account_tokens, sign_in};
 use crate::data::{World, serve};
-use crate::fake::FakeWithings;
+use crate::fake::{FakeWithings, USERID, USERID2};
 use crate::faults::run_bounded;
 
 const PROCESSES: usize = 8;
@@ -134,4 +135,66 @@ fn eight_processes_at_expiry_refresh_once_and_the_token_file_is_never_torn() {
     assert_eq!(watched.moves, ROUNDS as usize, "the watcher saw each refresh land exactly once");
     assert!(watched.reads >= 100, "the watcher ran: {} reads", watched.reads);
     assert_eq!(w.fake.refreshes(), ROUNDS as usize);
+}
+
+/// Issue 14: four processes for each of two accounts, all at expiry, in every round. Each
+/// account's token family is refreshed exactly once (its own lock), and afterwards each token file
+/// holds its own user's current refresh token: no grant lost, none crossed.
+#[test]
+fn four_processes_for_each_of_two_accounts_refresh_once_per_account_and_lose_no_grant() {
+    const PER_ACCOUNT: usize = 4;
+    let mut w = World::new("conc-acc");
+    serve(&w.fake, "/measure", "getmeas", "brief_getmeas.json", "measuregrps");
+    w.set("WITHINGS_TZ", "+02:00");
+    w.fake.refresh_delay(Duration::from_millis(150));
+    sign_in(&w, "bob", USERID2);
+    let files = [(w.home.token_path(), USERID, "default"), (account_tokens(&w, "bob"), USERID2, "bob")];
+    for (path, _, _) in &files {
+        let mut t = tokens::load(path).unwrap().unwrap();
+        t.expires_at = BASE - 10;
+        tokens::save(path, &t).unwrap();
+    }
+    for round in 0..3 {
+        let clock = BASE + round * STEP;
+        w.fake.expire_access_tokens();
+        let before: Vec<usize> = files.iter().map(|(_, u, _)| w.fake.refreshes_of(u)).collect();
+        let gate = Arc::new(Barrier::new(2 * PER_ACCOUNT));
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = (0..2 * PER_ACCOUNT)
+                .map(|i| {
+                    let account = files[i % 2].2;
+                    let mut cmd = w.command();
+                    cmd.env("WITHINGS_MCP_NOW", clock.to_string()).args([
+                        "--account",
+                        account,
+                        "call",
+                        "withings_list_body_measures",
+                    ]);
+                    let gate = gate.clone();
+                    scope.spawn(move || {
+                        gate.wait();
+                        (account, run_bounded(cmd, Duration::from_secs(60)))
+                    })
+                })
+                .collect();
+            for h in runs {
+                let (account, r) = h.join().unwrap();
+                assert_eq!(r.code, 0, "round {round}, {account}: {}", r.all());
+                let v: Value = serde_json::from_str(&r.stdout).unwrap();
+                assert_eq!(v["account"], account);
+                w.fake.assert_no_secrets(&r.all());
+            }
+        });
+        for (i, (path, user, account)) in files.iter().enumerate() {
+            assert_eq!(w.fake.refreshes_of(user) - before[i], 1, "round {round}: one refresh for {account}");
+            let stored = tokens::load(path).unwrap().unwrap();
+            assert_eq!(stored.userid.as_deref(), Some(*user), "round {round}: {account}'s file");
+            assert_eq!(
+                Some(stored.refresh_token),
+                w.fake.current_refresh_token_of(user),
+                "round {round}: {account}"
+            );
+        }
+    }
+    assert_eq!(w.fake.refreshes(), 6, "three rounds, one refresh per account each");
 }

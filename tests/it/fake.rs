@@ -2,7 +2,10 @@
 //!
 //! It plays the token endpoint (single-use codes, rotating refresh tokens, reuse rejected), the
 //! signature service (checks every HMAC, nonces single use), signed `revoke`, and data endpoints
-//! from a script, with fault injection, and records every request. Also: helpers to run the real
+//! from a script, with fault injection, and records every request with the user its token
+//! belongs to. Several Withings users sign in to the one app: every grant (a code exchanged) is a
+//! token family of its own, whose refresh token rotates on its own; `revoke` ends every family of
+//! one user. Also: helpers to run the real
 //! binary in a sanitized environment with a temporary HOME, and a scan for leaked secrets.
 
 #![allow(dead_code)]
@@ -21,6 +24,8 @@ use withings_mcp::withings::sign;
 pub const CLIENT_ID: &str = "test_client_id_0001";
 pub const CLIENT_SECRET: &str = "test_client_secret_0001";
 pub const USERID: &str = "1234567";
+/// A second Withings user, for several people on one install.
+pub const USERID2: &str = "7654321";
 
 /// One recorded request.
 #[derive(Debug, Clone)]
@@ -28,6 +33,8 @@ pub struct Recorded {
     pub path: String,
     pub form: Vec<(String, String)>,
     pub auth: Option<String>,
+    /// The Withings user whose token (bearer, code or refresh token) the request carried.
+    pub user: Option<String>,
 }
 
 impl Recorded {
@@ -69,17 +76,24 @@ type Script = Box<dyn Fn(&Recorded) -> Value + Send>;
 
 #[derive(Default)]
 struct State {
-    codes: HashSet<String>,
-    access: HashSet<String>,
-    /// The one refresh token that is currently valid (rotation).
-    refresh: Option<String>,
+    /// Unused codes, and the user each signs in.
+    codes: HashMap<String, String>,
+    /// Valid access tokens and their user.
+    access: HashMap<String, String>,
+    /// The valid refresh token of each family (one per grant; rotation replaces it) and its user.
+    refresh: HashMap<String, String>,
     issued: Vec<String>,
+    /// The user of every token issued.
+    owner: HashMap<String, String>,
+    /// The refresh token issued with each access token (its family's, at the time).
+    pair_of: HashMap<String, String>,
     nonces: HashSet<String>,
     used_nonces: HashSet<String>,
     revoked: Vec<String>,
     omit_refresh_token: bool,
     refresh_delay: Duration,
     refreshes: usize,
+    refreshes_by: HashMap<String, usize>,
     faults: HashMap<(String, String), VecDeque<Fault>>,
     scripts: HashMap<(String, String), Script>,
     requests: Vec<Recorded>,
@@ -114,19 +128,29 @@ impl FakeWithings {
         FakeWithings { url: format!("http://127.0.0.1:{port}"), state, server, thread: Some(thread) }
     }
 
-    /// A fresh single-use authorization code.
+    /// A fresh single-use authorization code of `USERID`.
     pub fn new_code(&self) -> String {
+        self.new_code_for(USERID)
+    }
+
+    /// A fresh single-use authorization code that signs `user` in.
+    pub fn new_code_for(&self, user: &str) -> String {
         let c = unique("code");
         let mut s = self.state.lock().unwrap();
-        s.codes.insert(c.clone());
+        s.codes.insert(c.clone(), user.to_string());
         s.issued.push(c.clone());
         c
     }
 
-    /// Issues a valid pair as if a sign-in had happened: (access, refresh).
+    /// Issues a valid pair of `USERID` as if a sign-in had happened: (access, refresh).
     pub fn issue_pair(&self) -> (String, String) {
+        self.issue_pair_for(USERID)
+    }
+
+    /// Issues a valid pair (a new token family) of `user`.
+    pub fn issue_pair_for(&self, user: &str) -> (String, String) {
         let mut s = self.state.lock().unwrap();
-        issue(&mut s)
+        issue(&mut s, user, None)
     }
 
     /// Makes every access token issued so far invalid (status 401 on data calls).
@@ -134,12 +158,12 @@ impl FakeWithings {
         self.state.lock().unwrap().access.clear();
     }
 
-    /// Revokes the grant upstream, as when the user disconnects the app in Withings: every
-    /// access token is refused (401) and the current refresh token is rejected.
+    /// Revokes every grant upstream, as when the user disconnects the app in Withings: every
+    /// access token is refused (401) and every refresh token is rejected.
     pub fn revoke_grant(&self) {
         let mut s = self.state.lock().unwrap();
         s.access.clear();
-        s.refresh = None;
+        s.refresh.clear();
     }
 
     /// Drops every queued fault (a storm longer than the retries leaves some behind).
@@ -150,6 +174,16 @@ impl FakeWithings {
     /// The refresh tokens issued so far, oldest first: the only order a stored one may follow.
     pub fn issued_refresh_tokens(&self) -> Vec<String> {
         self.state.lock().unwrap().issued.iter().filter(|s| s.starts_with("ref")).cloned().collect()
+    }
+
+    /// The refresh tokens issued to `user` so far, oldest first.
+    pub fn issued_refresh_tokens_of(&self, user: &str) -> Vec<String> {
+        let s = self.state.lock().unwrap();
+        s.issued
+            .iter()
+            .filter(|t| t.starts_with("ref") && s.owner.get(*t).is_some_and(|u| u == user))
+            .cloned()
+            .collect()
     }
 
     /// The next refresh answers omit `refresh_token` (the old one stays valid).
@@ -194,8 +228,20 @@ impl FakeWithings {
         self.state.lock().unwrap().refreshes
     }
 
+    /// Refreshes of `user`'s tokens.
+    pub fn refreshes_of(&self, user: &str) -> usize {
+        self.state.lock().unwrap().refreshes_by.get(user).copied().unwrap_or(0)
+    }
+
+    /// The newest valid refresh token of `USERID`.
     pub fn current_refresh_token(&self) -> Option<String> {
-        self.state.lock().unwrap().refresh.clone()
+        self.current_refresh_token_of(USERID)
+    }
+
+    /// The newest valid refresh token of `user`.
+    pub fn current_refresh_token_of(&self, user: &str) -> Option<String> {
+        let s = self.state.lock().unwrap();
+        s.issued.iter().rev().find(|t| s.refresh.get(*t).is_some_and(|u| u == user)).cloned()
     }
 
     pub fn revoked(&self) -> Vec<String> {
@@ -226,14 +272,30 @@ impl Drop for FakeWithings {
     }
 }
 
-fn issue(s: &mut State) -> (String, String) {
+/// A new pair for `user`: a new family, or the next of the family whose refresh token was `old`.
+fn issue(s: &mut State, user: &str, old: Option<&str>) -> (String, String) {
     let a = unique("acc");
     let r = unique("ref");
-    s.access.insert(a.clone());
-    s.refresh = Some(r.clone());
-    s.issued.push(a.clone());
-    s.issued.push(r.clone());
+    if let Some(old) = old {
+        s.refresh.remove(old);
+    }
+    s.access.insert(a.clone(), user.to_string());
+    s.refresh.insert(r.clone(), user.to_string());
+    s.pair_of.insert(a.clone(), r.clone());
+    for t in [&a, &r] {
+        s.issued.push(t.clone());
+        s.owner.insert(t.clone(), user.to_string());
+    }
     (a, r)
+}
+
+/// The user a request's token belongs to: its bearer, its code or its refresh token.
+fn user_of(s: &State, rec: &Recorded) -> Option<String> {
+    let bearer = rec.auth.as_deref().and_then(|a| a.strip_prefix("Bearer "));
+    [bearer, rec.get("code"), rec.get("refresh_token")]
+        .into_iter()
+        .flatten()
+        .find_map(|t| s.owner.get(t).or_else(|| s.codes.get(t)).cloned())
 }
 
 fn envelope(status: i64) -> Value {
@@ -246,10 +308,11 @@ fn handle(mut req: tiny_http::Request, state: &Arc<Mutex<State>>) {
     let path = req.url().split('?').next().unwrap_or_default().to_string();
     let auth =
         req.headers().iter().find(|h| h.field.equiv("Authorization")).map(|h| h.value.as_str().to_string());
-    let rec = Recorded { path: path.clone(), form: parse_form(&body), auth };
+    let mut rec = Recorded { path: path.clone(), form: parse_form(&body), auth, user: None };
     let key = (path.clone(), rec.action().to_string());
     let fault = {
         let mut s = state.lock().unwrap();
+        rec.user = user_of(&s, &rec);
         s.requests.push(rec.clone());
         s.faults.get_mut(&key).and_then(VecDeque::pop_front)
     };
@@ -277,7 +340,7 @@ fn echo(status: i64, how: Echo, rec: &Recorded, state: &Arc<Mutex<State>>) -> Va
     // A data call carries no refresh token, but the upstream knows the current one.
     let refresh = match (rec.get("refresh_token"), bearer) {
         (Some(r), _) => Some(r.to_string()),
-        (None, Some(_)) => state.lock().unwrap().refresh.clone(),
+        (None, Some(b)) => state.lock().unwrap().pair_of.get(b).cloned(),
         (None, None) => None,
     };
     // A token minted for the occasion, which the process cannot know: only its key gives it
@@ -334,15 +397,16 @@ fn answer(rec: &Recorded, state: &Arc<Mutex<State>>) -> Value {
             }
             s.used_nonces.insert(nonce.clone());
             s.nonces.remove(&nonce);
-            s.revoked.push(rec.get("userid").unwrap_or_default().to_string());
-            s.access.clear();
-            s.refresh = None;
+            let user = rec.get("userid").unwrap_or_default().to_string();
+            s.access.retain(|_, u| *u != user);
+            s.refresh.retain(|_, u| *u != user);
+            s.revoked.push(user);
             json!({"status": 0, "body": {}})
         }
         (path, action) => {
             let s = state.lock().unwrap();
             let token = rec.auth.as_deref().and_then(|a| a.strip_prefix("Bearer ")).unwrap_or_default();
-            if !s.access.contains(token) {
+            if !s.access.contains_key(token) {
                 return json!({"status": 401, "body": {}, "error": "invalid_token: The access token provided is invalid"});
             }
             match s.scripts.get(&(path.to_string(), action.to_string())) {
@@ -361,11 +425,11 @@ fn token(rec: &Recorded, state: &Arc<Mutex<State>>) -> Value {
         Some("authorization_code") => {
             let mut s = state.lock().unwrap();
             let code = rec.get("code").unwrap_or_default();
-            if !s.codes.remove(code) || rec.get("redirect_uri").is_none() {
+            let Some(user) = s.codes.remove(code).filter(|_| rec.get("redirect_uri").is_some()) else {
                 return json!({"status": 503, "body": {}, "error": "Invalid Params: invalid code"});
-            }
-            let (a, r) = issue(&mut s);
-            json!({"status": 0, "body": {"userid": USERID.parse::<i64>().unwrap(), "access_token": a, "refresh_token": r,
+            };
+            let (a, r) = issue(&mut s, &user, None);
+            json!({"status": 0, "body": {"userid": user.parse::<i64>().unwrap(), "access_token": a, "refresh_token": r,
                 "expires_in": 10800, "scope": "user.info,user.metrics,user.activity", "csrf_token": "csrf", "token_type": "Bearer"}})
         }
         Some("refresh_token") => {
@@ -373,18 +437,21 @@ fn token(rec: &Recorded, state: &Arc<Mutex<State>>) -> Value {
             std::thread::sleep(delay);
             let mut s = state.lock().unwrap();
             let given = rec.get("refresh_token").unwrap_or_default();
-            if s.refresh.as_deref() != Some(given) {
+            let Some(user) = s.refresh.get(given).cloned() else {
                 return json!({"status": 503, "body": {}, "error": "Invalid Params: invalid refresh_token"});
-            }
+            };
             s.refreshes += 1;
+            *s.refreshes_by.entry(user.clone()).or_default() += 1;
             if s.omit_refresh_token {
                 let a = unique("acc");
-                s.access.insert(a.clone());
+                s.access.insert(a.clone(), user.clone());
                 s.issued.push(a.clone());
+                s.owner.insert(a.clone(), user);
+                s.pair_of.insert(a.clone(), given.to_string());
                 return json!({"status": 0, "body": {"access_token": a, "expires_in": 10800}});
             }
-            let (a, r) = issue(&mut s);
-            json!({"status": 0, "body": {"userid": USERID, "access_token": a, "refresh_token": r, "expires_in": 10800,
+            let (a, r) = issue(&mut s, &user, Some(given));
+            json!({"status": 0, "body": {"userid": user, "access_token": a, "refresh_token": r, "expires_in": 10800,
                 "scope": "user.info,user.metrics,user.activity", "token_type": "Bearer"}})
         }
         _ => json!({"status": 503, "body": {}, "error": "Invalid Params: grant_type"}),

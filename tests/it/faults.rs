@@ -575,7 +575,13 @@ fn one_stdio_session_survives_every_fault_and_a_revoked_grant() {
     record("Revoked", 2);
     // Signing in again from another process: the same session picks the new grant up.
     let state = format!("again-{}", w.fake.new_code());
-    withings_mcp::store::pending::add(&w.home.token_path(), &state, BRIEF_NOW.parse().unwrap()).unwrap();
+    withings_mcp::store::pending::add(
+        &w.home.token_path(),
+        &state,
+        &Default::default(),
+        BRIEF_NOW.parse().unwrap(),
+    )
+    .unwrap();
     let mut auth = w.command();
     auth.args(["auth", "--code", &w.fake.new_code(), "--state", &state]);
     let r = run_bounded(auth, Duration::from_secs(30));

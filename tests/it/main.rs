@@ -5,6 +5,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod access;
+mod accounts;
 mod apps;
 mod bounds;
 mod briefs;

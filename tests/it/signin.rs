@@ -18,17 +18,17 @@ fn now() -> i64 {
 
 /// `auth --no-open` waiting on a free port; returns the child, its stderr (after the URL), what it
 /// printed up to the URL, the URL, the redirect URI and the port.
-struct Listener {
+pub struct Listener {
     child: Child,
     stderr: BufReader<ChildStderr>,
     printed: String,
     url: String,
     redirect_uri: String,
-    port: u16,
+    pub port: u16,
 }
 
 impl Listener {
-    fn start(home: &TempHome, fake: &FakeWithings, args: &[&str]) -> Listener {
+    pub fn start(home: &TempHome, fake: &FakeWithings, args: &[&str]) -> Listener {
         let port = free_port();
         let redirect_uri = format!("http://127.0.0.1:{port}/callback");
         let mut cmd = home.command(fake);
@@ -55,12 +55,12 @@ impl Listener {
         Listener { child, stderr, printed, url, redirect_uri, port }
     }
 
-    fn state(&self) -> String {
+    pub fn state(&self) -> String {
         self.url.split("state=").nth(1).unwrap().to_string()
     }
 
     /// Waits for the process; its exit code, stdout and the rest of its stderr.
-    fn finish(mut self) -> Run {
+    pub fn finish(mut self) -> Run {
         let status = self.child.wait().unwrap();
         let mut stdout = String::new();
         self.child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
@@ -287,7 +287,7 @@ fn secrets_echoed_by_withings_reach_no_output_no_result_and_no_page() {
         // A pasted redirect whose exchange Withings refuses, echoing the client secret and code.
         let home = TempHome::new("echo-paste");
         let state = withings_mcp::withings::oauth::new_state().unwrap();
-        pending::add(&home.token_path(), &state, now()).unwrap();
+        pending::add(&home.token_path(), &state, &Default::default(), now()).unwrap();
         fake.fail("/v2/oauth2", "requesttoken", Fault::Echo(9999, how), 1);
         let url = format!("http://127.0.0.1:3000/callback?code={}&state={state}", fake.new_code());
         let r = auth_code(&home, &fake, &[], &["--json", "--code", &url]);

@@ -24,15 +24,27 @@ mod wire;
 
 use serde_json::{Value, json};
 
-use crate::Result;
 use crate::domain::time::{CivilDate, Zone};
 use crate::withings::demo::account::Account;
 use crate::withings::upstream::{Reply, Upstream};
+use crate::{Error, Result};
 
 /// The access token the demo's token endpoints hand out (any non-empty bearer is accepted).
 pub const DEMO_ACCESS_TOKEN: &str = "demo-access-token";
 /// The refresh token the demo's token endpoints hand out.
 pub const DEMO_REFRESH_TOKEN: &str = "demo-refresh-token";
+/// The demo's people, by account name.
+pub const PEOPLE: &[&str] = &["default"];
+
+/// Which of the demo's people `account` is; an account the demo does not have is refused.
+pub fn person(account: &crate::store::accounts::Account) -> Result<usize> {
+    PEOPLE.iter().position(|p| *p == account.name()).ok_or_else(|| {
+        Error::Unavailable(format!(
+            "the demo has no account `{account}`; its accounts are {}",
+            PEOPLE.join(", ")
+        ))
+    })
+}
 /// The demo user's id.
 pub const DEMO_USERID: i64 = 4_242_001;
 
