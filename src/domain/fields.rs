@@ -165,6 +165,31 @@ impl serde::Serialize for Num {
     }
 }
 
+/// The numbers of an upstream object that a field table names, one slot per row of the table
+/// (sleep `data`, workout `data`): fixed size, no map, no key kept.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slots<const N: usize>([Option<Num>; N]);
+
+impl<const N: usize> Default for Slots<N> {
+    fn default() -> Slots<N> {
+        Slots([None; N])
+    }
+}
+
+impl<const N: usize> Slots<N> {
+    /// The value of row `i`.
+    pub fn get(&self, i: usize) -> Option<Num> {
+        self.0.get(i).copied().flatten()
+    }
+
+    /// Sets the value of row `i`.
+    pub fn set(&mut self, i: usize, value: Option<Num>) {
+        if let Some(slot) = self.0.get_mut(i) {
+            *slot = value;
+        }
+    }
+}
+
 /// Rounds to `decimals` places (for derived values such as minutes and hours).
 pub fn round(f: f64, decimals: i32) -> f64 {
     let p = 10f64.powi(decimals);

@@ -249,7 +249,7 @@ mod tests {
 
     use super::*;
     use crate::domain::time::{Zone, Zones};
-    use crate::domain::{heart, measures, workouts};
+    use crate::domain::{heart, measures};
 
     #[test]
     fn modes_parse() {
@@ -296,7 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn summary_keeps_heart_and_workout_essentials() {
+    fn summary_keeps_heart_essentials() {
         let zones = Zones::new(Zone::utc());
         let raw = json!({"deviceid": "d", "model": 44, "ecg": {"signalid": 5, "afib": 1}, "bloodpressure": {"diastole": 79, "systole": 124}, "heart_rate": 72, "timestamp": 1735640000});
         let structured = heart::decode_heart_record(&raw).to_json(&zones);
@@ -307,30 +307,6 @@ mod tests {
         assert_eq!(s["ecg"]["afib_name"], "positive");
         assert_eq!(s["timestamp"], 1735640000);
         assert_eq!(s.get("deviceid"), None);
-
-        let raw = json!({"id": 1, "category": 2, "startdate": 0, "enddate": 1800, "deviceid": "d",
-                         "data": {"calories": 356, "steps": 5980, "distance": 6400, "hr_average": 151}});
-        let structured = workouts::decode_workout(&raw).to_json(&zones);
-        let s = apply(PrivacyMode::Summary, Domain::Workouts, &raw, structured.clone());
-        for k in [
-            "category_name",
-            "local_start",
-            "local_end",
-            "duration",
-            "calories",
-            "distance",
-            "steps",
-            "hr_average",
-        ] {
-            assert!(s.get(k).is_some(), "summary workout lacks {k}: {s}");
-        }
-        assert_eq!(s.get("data"), None);
-        // Structured keeps everything but identifiers; raw keeps the upstream shape.
-        let st = apply(PrivacyMode::Structured, Domain::Workouts, &raw, structured.clone());
-        assert_eq!(st["data"]["hr_average"], 151);
-        assert_eq!(st.get("deviceid"), None);
-        let r = apply(PrivacyMode::Raw, Domain::Workouts, &raw, structured);
-        assert_eq!(r, raw);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::domain::fields::Num;
+use crate::domain::fields::{Num, Slots};
 use crate::domain::time::{CivilDate, DAY_SECS, Instant, Zone};
 
 /// Sleeps shorter than this (seconds in bed) are naps.
@@ -103,19 +103,19 @@ pub const SLEEP_FIELDS: &[(SleepField, &str, &str)] = &[
     ),
 ];
 
-/// The field Withings sends under `key`, if we read it.
-pub fn sleep_field(key: &str) -> Option<SleepField> {
-    SLEEP_FIELDS.iter().find(|(_, _, k)| *k == key).map(|(f, _, _)| *f)
+/// The row of [`SLEEP_FIELDS`] Withings sends under `key`, if we read it.
+pub fn sleep_field(key: &str) -> Option<usize> {
+    SLEEP_FIELDS.iter().position(|(_, _, k)| *k == key)
 }
 
 /// The values of a night's `data`, one slot per [`SLEEP_FIELDS`] row.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct SleepData([Option<Num>; SLEEP_FIELDS.len()]);
+pub struct SleepData(pub Slots<{ SLEEP_FIELDS.len() }>);
 
 impl SleepData {
     /// A value as sent (integer or not).
     pub fn num(&self, f: SleepField) -> Option<Num> {
-        self.0.get(f as usize).copied().flatten()
+        self.0.get(f as usize)
     }
 
     /// A value as a number.
@@ -125,14 +125,12 @@ impl SleepData {
 
     /// Sets a value.
     pub fn set(&mut self, f: SleepField, value: Option<Num>) {
-        if let Some(slot) = self.0.get_mut(f as usize) {
-            *slot = value;
-        }
+        self.0.set(f as usize, value);
     }
 
     /// Present values with their output names, in output order.
     pub fn named(&self) -> impl Iterator<Item = (&'static str, Num)> + '_ {
-        SLEEP_FIELDS.iter().zip(self.0).filter_map(|((_, name, _), v)| Some((*name, v?)))
+        SLEEP_FIELDS.iter().enumerate().filter_map(|(i, (_, name, _))| Some((*name, self.0.get(i)?)))
     }
 }
 
@@ -276,8 +274,8 @@ mod tests {
         let night = |pairs: &[(&str, i64)]| {
             let mut n = SleepNight::default();
             for (k, v) in pairs {
-                if let Some(f) = sleep_field(k) {
-                    n.data.set(f, Some(Num::Int(*v)));
+                if let Some(i) = sleep_field(k) {
+                    n.data.0.set(i, Some(Num::Int(*v)));
                 }
             }
             n

@@ -1,31 +1,10 @@
-//! Workouts from `getworkouts`.
+//! Workouts from `getworkouts`, as plain values (`withings::wire::workouts` reads them off the
+//! wire; `tools::records::workouts` shows them).
 //!
-//! The `data` object is always kept whole (upstream's summary mode dropped it, and with it
-//! calories, steps and heart rate: upstream bug 7). HR values of 0 mean "no data".
-//! There are no GPS fields in the public API.
-//!
-//! JSON shape of a record ([`Workout::to_json`]); optional keys are omitted when absent:
-//!
-//! ```text
-//! { "id": 700000001, "category": 2, "category_name": "run",
-//!   "date": "2025-01-01",                        // Withings' day: local date of the start
-//!   "startdate": 1735740000, "enddate": 1735742400,
-//!   "local_start": "2025-01-01T15:00:00+01:00", "local_end": "…", "timezone": "Europe/Paris",
-//!   "duration": 2400, "duration_minutes": 40.0,  // end − start − pauses, seconds / minutes
-//!   "calories": 356, "distance": 6400, "steps": 5980, "elevation": 24, "intensity": 0,
-//!   "hr_average": 151, "hr_min": 98, "hr_max": 176,
-//!   "hr_zones": {"light": 60, "moderate": 420, "intense": 1500, "maximal": 420},
-//!   "spo2_average": 97, "pool_laps": 40, "pool_length": 25, "strokes": 720,
-//!   "model": 93, "attrib": 0, "modified": 1735745000, "deviceid": "…",
-//!   "data": { …every upstream data field, unchanged… },
-//!   …unknown upstream fields… }
-//! ```
+//! Heart-rate values of 0 mean "no data". There are no GPS fields in the public API.
 
-use serde_json::{Map, Value, json};
-
-use crate::domain::activity::HR_ZONE_NAMES;
-use crate::domain::fields::{self, put, put_num};
-use crate::domain::time::{CivilDate, Instant, Zones, format_local};
+use crate::domain::fields::{Num, Slots};
+use crate::domain::time::{CivilDate, Instant};
 
 /// Workout category codes (withings-api.md §3.4), snake_case.
 pub const CATEGORIES: &[(i64, &str)] = &[
@@ -166,6 +145,85 @@ pub fn category_name(code: i64) -> &'static str {
     CATEGORIES.iter().find(|(c, _)| *c == code).map_or("other", |(_, n)| *n)
 }
 
+/// A value of a workout's `data`. The discriminant is the row in [`WORKOUT_FIELDS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkoutField {
+    Calories,
+    Distance,
+    Steps,
+    Elevation,
+    Intensity,
+    ManualDistance,
+    ManualCalories,
+    ManualIntensity,
+    PauseDuration,
+    AlgoPauseDuration,
+    Spo2Average,
+    PoolLaps,
+    PoolLength,
+    Strokes,
+    CoreBodyTemperatureAvg,
+    CoreBodyTemperatureMin,
+    CoreBodyTemperatureMax,
+    HrAverage,
+    HrMin,
+    HrMax,
+    HrZone0,
+    HrZone1,
+    HrZone2,
+    HrZone3,
+}
+
+/// Every `data` value a workout is read for: (field, upstream key, shown under its own key in
+/// the record). Heart rates and zones are shown apart (0 is "no data"; zones as one object).
+pub const WORKOUT_FIELDS: &[(WorkoutField, &str, bool)] = &[
+    (WorkoutField::Calories, "calories", true),
+    (WorkoutField::Distance, "distance", true),
+    (WorkoutField::Steps, "steps", true),
+    (WorkoutField::Elevation, "elevation", true),
+    (WorkoutField::Intensity, "intensity", true),
+    (WorkoutField::ManualDistance, "manual_distance", true),
+    (WorkoutField::ManualCalories, "manual_calories", true),
+    (WorkoutField::ManualIntensity, "manual_intensity", true),
+    (WorkoutField::PauseDuration, "pause_duration", true),
+    (WorkoutField::AlgoPauseDuration, "algo_pause_duration", true),
+    (WorkoutField::Spo2Average, "spo2_average", true),
+    (WorkoutField::PoolLaps, "pool_laps", true),
+    (WorkoutField::PoolLength, "pool_length", true),
+    (WorkoutField::Strokes, "strokes", true),
+    (WorkoutField::CoreBodyTemperatureAvg, "core_body_temperature_avg", true),
+    (WorkoutField::CoreBodyTemperatureMin, "core_body_temperature_min", true),
+    (WorkoutField::CoreBodyTemperatureMax, "core_body_temperature_max", true),
+    (WorkoutField::HrAverage, "hr_average", false),
+    (WorkoutField::HrMin, "hr_min", false),
+    (WorkoutField::HrMax, "hr_max", false),
+    (WorkoutField::HrZone0, "hr_zone_0", false),
+    (WorkoutField::HrZone1, "hr_zone_1", false),
+    (WorkoutField::HrZone2, "hr_zone_2", false),
+    (WorkoutField::HrZone3, "hr_zone_3", false),
+];
+
+/// The row of [`WORKOUT_FIELDS`] Withings sends under `key`, if we read it.
+pub fn workout_field(key: &str) -> Option<usize> {
+    WORKOUT_FIELDS.iter().position(|(_, k, _)| *k == key)
+}
+
+/// The values of a workout's `data`, one slot per [`WORKOUT_FIELDS`] row.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WorkoutData(pub Slots<{ WORKOUT_FIELDS.len() }>);
+
+impl WorkoutData {
+    /// A value as sent (integer or not).
+    pub fn num(&self, f: WorkoutField) -> Option<Num> {
+        self.0.get(f as usize)
+    }
+
+    /// A value as a number.
+    pub fn get(&self, f: WorkoutField) -> Option<f64> {
+        self.num(f).map(Num::f64)
+    }
+}
+
 /// One workout.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Workout {
@@ -177,212 +235,76 @@ pub struct Workout {
     pub attrib: Option<i64>,
     pub start: Option<Instant>,
     pub end: Option<Instant>,
+    /// Withings' day: the local date of the start.
     pub date: Option<CivilDate>,
     pub modified: Option<Instant>,
     pub deviceid: Option<String>,
-    pub data: Map<String, Value>,
-    pub extra: Map<String, Value>,
+    pub data: WorkoutData,
 }
 
-const KEYS: &[&str] = &[
-    "id",
-    "category",
-    "timezone",
-    "model",
-    "attrib",
-    "startdate",
-    "enddate",
-    "date",
-    "modified",
-    "deviceid",
-    "data",
-];
-
-/// Named `data` fields copied to the top level (HR ones only when non-zero).
-const NAMED: &[&str] = &[
-    "calories",
-    "distance",
-    "steps",
-    "elevation",
-    "intensity",
-    "manual_distance",
-    "manual_calories",
-    "manual_intensity",
-    "pause_duration",
-    "algo_pause_duration",
-    "spo2_average",
-    "pool_laps",
-    "pool_length",
-    "strokes",
-    "core_body_temperature_avg",
-    "core_body_temperature_min",
-    "core_body_temperature_max",
-];
-
 impl Workout {
-    /// A `data` number by key.
-    pub fn get(&self, key: &str) -> Option<f64> {
-        self.data.get(key).and_then(fields::as_num)
+    /// A `data` number.
+    pub fn get(&self, f: WorkoutField) -> Option<f64> {
+        self.data.get(f)
     }
 
     /// A heart-rate `data` value; 0 means "no data".
-    pub fn hr(&self, key: &str) -> Option<f64> {
-        self.get(key).filter(|v| *v > 0.0)
+    pub fn hr(&self, f: WorkoutField) -> Option<f64> {
+        self.get(f).filter(|v| *v > 0.0)
     }
 
     /// Active kcal: `calories`, else the user-entered `manual_calories`.
     pub fn calories(&self) -> Option<f64> {
-        self.get("calories").filter(|c| *c > 0.0).or_else(|| self.get("manual_calories").filter(|c| *c > 0.0))
+        let positive = |f| self.get(f).filter(|c| *c > 0.0);
+        positive(WorkoutField::Calories).or_else(|| positive(WorkoutField::ManualCalories))
     }
 
     /// Metres: `distance`, else the user-entered `manual_distance`.
     pub fn distance(&self) -> Option<f64> {
-        self.get("distance").filter(|c| *c > 0.0).or_else(|| self.get("manual_distance").filter(|c| *c > 0.0))
+        let positive = |f| self.get(f).filter(|c| *c > 0.0);
+        positive(WorkoutField::Distance).or_else(|| positive(WorkoutField::ManualDistance))
     }
 
     /// Seconds of activity: end − start minus pauses (user-entered, else detected).
     pub fn duration_secs(&self) -> Option<i64> {
         let span = self.end?.0 - self.start?.0;
         let pause = self
-            .get("pause_duration")
+            .get(WorkoutField::PauseDuration)
             .filter(|p| *p > 0.0)
-            .or(self.get("algo_pause_duration"))
+            .or(self.get(WorkoutField::AlgoPauseDuration))
             .unwrap_or(0.0);
         Some((span - pause.max(0.0) as i64).max(0)).filter(|_| span >= 0)
-    }
-
-    /// The record as JSON (see the module docs).
-    pub fn to_json(&self, zones: &Zones) -> Value {
-        let zone = zones.for_record(self.timezone.as_deref());
-        let mut m = Map::new();
-        put(&mut m, "id", self.id);
-        put(&mut m, "category", self.category);
-        put(&mut m, "category_name", self.category.map(category_name));
-        put(&mut m, "date", self.date.or(self.start.map(|t| zone.local_date(t))).map(|d| d.to_string()));
-        put(&mut m, "startdate", self.start.map(|t| t.0));
-        put(&mut m, "enddate", self.end.map(|t| t.0));
-        put(&mut m, "local_start", self.start.map(|t| format_local(t, zone)));
-        put(&mut m, "local_end", self.end.map(|t| format_local(t, zone)));
-        m.insert("timezone".into(), json!(zone.name()));
-        put(&mut m, "duration", self.duration_secs());
-        put_num(&mut m, "duration_minutes", self.duration_secs().map(|s| fields::round(s as f64 / 60.0, 1)));
-        for key in NAMED {
-            if let Some(v) = self.data.get(*key).filter(|v| fields::as_num(v).is_some()) {
-                m.insert((*key).to_string(), v.clone());
-            }
-        }
-        // Calories and distance fall back to the user-entered values.
-        put_num(&mut m, "calories", self.calories());
-        put_num(&mut m, "distance", self.distance());
-        for key in ["hr_average", "hr_min", "hr_max"] {
-            put_num(&mut m, key, self.hr(key));
-        }
-        let zones_secs: Vec<Option<f64>> = (0..4).map(|i| self.get(&format!("hr_zone_{i}"))).collect();
-        if zones_secs.iter().any(Option::is_some) {
-            let mut z = Map::new();
-            for (name, v) in HR_ZONE_NAMES.iter().zip(zones_secs) {
-                put_num(&mut z, name, v);
-            }
-            m.insert("hr_zones".into(), Value::Object(z));
-        }
-        put(&mut m, "model", self.model);
-        put(&mut m, "attrib", self.attrib);
-        put(&mut m, "modified", self.modified.map(|t| t.0));
-        put(&mut m, "deviceid", self.deviceid.clone());
-        m.insert("data".into(), Value::Object(self.data.clone()));
-        fields::merge_extra(&mut m, &self.extra);
-        Value::Object(m)
-    }
-}
-
-/// Decodes the `series` of a getworkouts body.
-pub fn decode_workouts(body: &Value) -> Vec<Workout> {
-    fields::list(body, "series").into_iter().map(decode_workout).collect()
-}
-
-/// Decodes one workout.
-pub fn decode_workout(v: &Value) -> Workout {
-    Workout {
-        id: fields::int(v, "id"),
-        category: fields::int(v, "category"),
-        timezone: fields::text(v, "timezone"),
-        model: fields::int(v, "model"),
-        attrib: fields::int(v, "attrib"),
-        start: fields::instant(v, "startdate"),
-        end: fields::instant(v, "enddate"),
-        date: fields::date(v, "date"),
-        modified: fields::instant(v, "modified"),
-        deviceid: fields::text(v, "deviceid"),
-        data: fields::object(v, "data"),
-        extra: fields::extra(v, KEYS),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
-    use crate::domain::time::Zone;
-
-    fn zones() -> Zones {
-        let mut z = Zones::new(Zone::utc());
-        z.insert(Zone::from_posix("CET-1CEST,M3.5.0,M10.5.0/3").unwrap().renamed("Europe/Paris"));
-        z
-    }
 
     #[test]
-    fn decodes_fixture() {
-        let v: Value =
-            serde_json::from_str(include_str!("../../fixtures/withings/measure_v2_getworkouts.json"))
-                .unwrap();
-        let ws = decode_workouts(&v["body"]);
-        assert_eq!(ws.len(), 2);
-        let run = ws[0].to_json(&zones());
-        let want = [
-            ("category_name", json!("run")),
-            ("date", json!("2025-01-01")),
-            ("local_start", json!("2025-01-01T15:00:00+01:00")),
-            ("duration", json!(2400)),
-            ("duration_minutes", json!(40.0)),
-            ("calories", json!(356.0)),
-            ("distance", json!(6400.0)),
-            ("steps", json!(5980)),
-            ("hr_average", json!(151.0)),
-            ("hr_zones", json!({"light": 60.0, "moderate": 420.0, "intense": 1500.0, "maximal": 420.0})),
-        ];
-        for (k, v) in want {
-            assert_eq!(run[k], v, "{k}");
+    fn tables_are_in_order_and_unique() {
+        for (i, (f, _, _)) in WORKOUT_FIELDS.iter().enumerate() {
+            assert_eq!(*f as usize, i, "{f:?}");
         }
-        assert_eq!(run["data"]["algo_pause_duration"], Value::Null);
-        assert_eq!(run.get("spo2_average"), None);
-        let swim = &ws[1];
-        assert_eq!(swim.hr("hr_average"), None);
-        // 1800 s minus 95 s of detected pauses.
-        assert_eq!(swim.duration_secs(), Some(1705));
-        let j = swim.to_json(&zones());
-        assert_eq!(j["category_name"], "swimming");
-        assert_eq!(j["pool_laps"], 40);
-        assert_eq!(j.get("hr_average"), None);
-        assert_eq!(j["data"]["hr_average"], 0);
-        assert_eq!(j["calories"], json!(210.0));
-    }
-
-    #[test]
-    fn missing_fields_and_unknown_category() {
-        let w = decode_workout(&json!({}));
-        assert_eq!(w, Workout::default());
-        assert_eq!(w.to_json(&Zones::new(Zone::utc())), json!({"timezone": "UTC", "data": {}}));
-        let w = decode_workout(
-            &json!({"category": 533, "data": {"manual_calories": 120}, "startdate": 0, "enddate": 60}),
-        );
-        let j = w.to_json(&Zones::new(Zone::utc()));
-        assert_eq!((j["category"].clone(), j["category_name"].clone()), (json!(533), json!("other")));
-        assert_eq!(j["calories"], json!(120.0));
-        assert_eq!(j["date"], "1970-01-01");
         assert_eq!(category_name(568), "cooking");
+        assert_eq!(category_name(533), "other");
         for (i, (c, n)) in CATEGORIES.iter().enumerate() {
             assert!(CATEGORIES[..i].iter().all(|(oc, on)| oc != c && on != n), "{n}");
         }
+    }
+
+    #[test]
+    fn calories_distance_and_duration_fall_back() {
+        let mut w = Workout { start: Some(Instant(0)), end: Some(Instant(1800)), ..Workout::default() };
+        let set = |w: &mut Workout, f: WorkoutField, v: i64| w.data.0.set(f as usize, Some(Num::Int(v)));
+        assert_eq!((w.calories(), w.distance(), w.duration_secs()), (None, None, Some(1800)));
+        set(&mut w, WorkoutField::Calories, 0);
+        set(&mut w, WorkoutField::ManualCalories, 120);
+        set(&mut w, WorkoutField::ManualDistance, 500);
+        set(&mut w, WorkoutField::AlgoPauseDuration, 95);
+        assert_eq!((w.calories(), w.distance(), w.duration_secs()), (Some(120.0), Some(500.0), Some(1705)));
+        set(&mut w, WorkoutField::PauseDuration, 100);
+        set(&mut w, WorkoutField::HrAverage, 0);
+        assert_eq!((w.duration_secs(), w.hr(WorkoutField::HrAverage)), (Some(1700), None));
     }
 }

@@ -13,15 +13,17 @@ use crate::domain::named::Named;
 use crate::domain::privacy::{self, Domain, PrivacyMode};
 use crate::domain::time::{self, Range, Zone, Zones};
 use crate::domain::units::{self, Units};
-use crate::domain::{activity, heart, measures, workouts};
+use crate::domain::{activity, heart, measures};
 use crate::store;
 use crate::store::config::Config;
 use crate::tools::records::sleep::{NightOut, SegmentOut};
+use crate::tools::records::workouts::WorkoutOut;
 use crate::tools::records::{self, Listed};
 use crate::tools::trend_output::WindowOut;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
 use crate::withings::wire::sleep::{NightWire, SegmentWire};
+use crate::withings::wire::workouts::WorkoutWire;
 use crate::withings::wire::{MeasGroupWire, Row};
 use crate::{Error, Result};
 
@@ -328,11 +330,7 @@ fn list_activity(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
 }
 
 fn list_workouts(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    let decode: UntypedDecode =
-        |body, zones| pair_rows(body, "series", zones, |v, z| workouts::decode_workout(v).to_json(z));
-    list(ctx, args, &WORKOUTS, &|rows, tz, zones, s| {
-        untyped(ctx, &WORKOUTS, rows, tz, zones, s, decode, workout_line, &|_| true)
-    })
+    list(ctx, args, &WORKOUTS, &|rows, tz, zones, s| typed::<WorkoutOut>(ctx, &WORKOUTS, rows, tz, zones, s))
 }
 
 fn list_sleep_summary(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
@@ -505,6 +503,10 @@ impl Sourced for NightWire {
 
 impl Sourced for SegmentWire {
     const SOURCE: Source = Source::SleepDetail;
+}
+
+impl Sourced for WorkoutWire {
+    const SOURCE: Source = Source::Workouts;
 }
 
 /// Every record of a domain over a range, read whole (one range query plus its pages, never one
@@ -933,26 +935,4 @@ fn activity_line(rec: &Value, units: Units) -> String {
         parts.push("no values".into());
     }
     format!("{}: {}", text(rec, "date"), parts.join(", "))
-}
-
-fn workout_line(rec: &Value, units: Units) -> String {
-    // A workout without a category still reads as one, not as an empty label.
-    let category = match text(rec, "category_name") {
-        "" => "workout".to_string(),
-        name => name.replace('_', " "),
-    };
-    let mut parts = vec![category];
-    if let Some(m) = num(rec, "duration_minutes") {
-        parts.push(format!("{} min", units::fmt_num(m, 0)));
-    }
-    if let Some(c) = num(rec, "calories") {
-        parts.push(format!("{} kcal", units::fmt_num(c, 0)));
-    }
-    if let Some((v, u)) = num(rec, "distance").filter(|d| *d > 0.0).and_then(|d| units::distance(d, units)) {
-        parts.push(format!("{} {u}", units::fmt_num(v, 2)));
-    }
-    if let Some(hr) = num(rec, "hr_average") {
-        parts.push(format!("avg HR {} bpm", units::fmt_num(hr, 0)));
-    }
-    format!("{}: {}", when(rec, "local_start", "date"), parts.join(", "))
 }

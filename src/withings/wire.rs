@@ -11,12 +11,13 @@ use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, Seq
 use serde::{Deserialize, de::Error as _};
 use serde_json::Value;
 
-use crate::domain::fields::Num;
+use crate::domain::fields::{Num, Slots};
 use crate::domain::measures::{Measure, MeasureGroup, decode_value};
 use crate::domain::time::{CivilDate, Instant};
 use crate::{Error, Result};
 
 pub mod sleep;
+pub mod workouts;
 
 /// One HTTP answer whose envelope said status 0: its text, decoded on demand.
 #[derive(Debug)]
@@ -327,6 +328,29 @@ pub fn object_or_default<'de, D: Deserializer<'de>, R: ReadObject<'de>>(
         }
     }
     d.deserialize_any(V(r))
+}
+
+/// The numbers of an object whose keys `row` finds in a field table, each in its row's slot;
+/// other keys are skipped unread, and a value that is not an object reads as no numbers.
+pub fn slots<'de, D: Deserializer<'de>, const N: usize>(
+    d: D,
+    row: fn(&str) -> Option<usize>,
+) -> Result<Slots<N>, D::Error> {
+    struct Table<const N: usize>(fn(&str) -> Option<usize>);
+    impl<'de, const N: usize> ReadObject<'de> for Table<N> {
+        type Out = Slots<N>;
+        fn read<A: MapAccess<'de>>(self, mut map: A) -> Result<Slots<N>, A::Error> {
+            let mut out = Slots::default();
+            while let Some(row) = map.next_key_seed(Key(self.0))? {
+                match row {
+                    Some(i) => out.set(i, as_number(&map.next_value::<Scalar>()?)),
+                    None => drop(map.next_value::<IgnoredAny>()?),
+                }
+            }
+            Ok(out)
+        }
+    }
+    object_or_default(d, Table(row))
 }
 
 fn as_int(s: &Scalar) -> Option<i64> {

@@ -6,6 +6,7 @@
 //! Withings adds reach the agent without a release); raw mode shows the upstream row itself.
 
 pub mod sleep;
+pub mod workouts;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -24,6 +25,11 @@ pub trait Listed: Serialize + Sized {
     type Wire: Row;
     /// The domain for the privacy modes.
     const DOMAIN: Domain;
+    /// Keys of ours shown after the fields passed through (the display values, last).
+    const LAST: &'static [&'static str] = &[];
+    /// An upstream object shown whole under its key, right after our fields (`{}` when the row
+    /// has none): a night's or a workout's `data`.
+    const WHOLE: Option<&'static str> = None;
 
     /// True for an upstream field the record does not read, which passes through.
     fn passes(key: &str, value: &Value) -> bool;
@@ -81,13 +87,13 @@ fn privacy_view<L: Listed>(mode: PrivacyMode, raw: &RawValue, shown: &L) -> Resu
             return Ok(v);
         }
         PrivacyMode::Structured => {
-            let mut v = serde_json::to_value(shown).map_err(json)?;
-            if let (Value::Object(m), Value::Object(upstream)) =
-                (&mut v, serde_json::from_str::<Value>(raw.get()).map_err(json)?)
+            match (serde_json::to_value(shown).map_err(json)?, serde_json::from_str(raw.get()).map_err(json)?)
             {
-                pass_through::<L>(m, upstream);
+                (Value::Object(ours), Value::Object(upstream)) => {
+                    Value::Object(pass_through::<L>(ours, upstream))
+                }
+                (ours, _) => ours,
             }
-            v
         }
         PrivacyMode::Summary => privacy::summary_view(L::DOMAIN, &serde_json::to_value(shown).map_err(json)?),
     };
@@ -95,12 +101,50 @@ fn privacy_view<L: Listed>(mode: PrivacyMode, raw: &RawValue, shown: &L) -> Resu
     Ok(v)
 }
 
-/// Adds the upstream fields the record does not read, after its own and never over them.
-fn pass_through<L: Listed>(m: &mut Map<String, Value>, upstream: Map<String, Value>) {
+/// Our fields, then `L::WHOLE`, then the upstream fields the record does not read (never over
+/// ours), then `L::LAST`.
+fn pass_through<L: Listed>(ours: Map<String, Value>, upstream: Map<String, Value>) -> Map<String, Value> {
+    let (mut out, mut last) = (Map::new(), Map::new());
+    for (k, v) in ours {
+        match L::LAST.contains(&k.as_str()) {
+            true => last.insert(k, v),
+            false => out.insert(k, v),
+        };
+    }
+    if let Some(key) = L::WHOLE {
+        let whole = match upstream.get(key) {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        out.insert(key.to_string(), Value::Object(whole));
+    }
     for (k, v) in upstream {
-        if L::passes(&k, &v) && !m.contains_key(&k) {
-            m.insert(k, v);
+        if L::passes(&k, &v) && !out.contains_key(&k) && !last.contains_key(&k) {
+            out.insert(k, v);
         }
+    }
+    out.extend(last);
+    out
+}
+
+/// Seconds in the light, moderate, intense and maximal heart-rate zones.
+#[derive(Debug, Serialize)]
+pub struct HrZonesOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    light: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moderate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intense: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    maximal: Option<f64>,
+}
+
+impl HrZonesOut {
+    /// The zones `hr_zone_0..3`; none when Withings sent none of them.
+    pub fn of(z: [Option<f64>; 4]) -> Option<HrZonesOut> {
+        let [light, moderate, intense, maximal] = z;
+        z.iter().any(Option::is_some).then_some(HrZonesOut { light, moderate, intense, maximal })
     }
 }
 
@@ -172,6 +216,23 @@ mod tests {
         assert_eq!(upstream.get("access_token"), None);
         assert_eq!((&upstream["nap"], &upstream["hash_deviceid"]), (&json!("theirs"), &json!("h")));
         assert!(line.contains("asleep 7 h 00 min") && line == summary_line && line == raw_line, "{line}");
+        // A night without `data` still shows it, empty.
+        let bare = vec![RawValue::from_string(r#"{"id":2,"data":[]}"#.into()).unwrap()];
+        let mut zones = Zones::new(Zone::utc());
+        let all = |_: &NightOut| true;
+        let (v, _) = records::<NightOut>(
+            &env,
+            "",
+            &bare,
+            None,
+            &mut zones,
+            PrivacyMode::Structured,
+            Units::Metric,
+            &all,
+        )
+        .unwrap()
+        .remove(0);
+        assert_eq!(v, json!({"id": 2, "timezone": "UTC", "data": {}}));
     }
 
     #[test]

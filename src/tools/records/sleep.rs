@@ -102,6 +102,7 @@ impl Serialize for Values {
 impl Listed for NightOut {
     type Wire = NightWire;
     const DOMAIN: Domain = Domain::SleepSummary;
+    const WHOLE: Option<&'static str> = Some("data");
 
     fn passes(key: &str, _: &Value) -> bool {
         !NIGHT_KEYS.contains(&key)

@@ -4,12 +4,12 @@
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer, MapAccess, Visitor};
 
 use crate::domain::sleep::{SleepData, SleepNight, SleepSegment, sleep_field};
 use crate::domain::time::{CivilDate, Instant};
 use crate::withings::wire::{
-    Key, ReadObject, Row, Scalar, as_int, as_number, date, flag, instant, int, object_or_default, text,
+    Key, ReadObject, Row, Scalar, as_int, as_number, date, flag, instant, int, object_or_default, slots, text,
 };
 
 /// A `getsummary` night. `data` keeps the values the domain reads ([`sleep_field`]); the rest of
@@ -80,21 +80,7 @@ impl Row for NightWire {
 }
 
 fn sleep_data<'de, D: Deserializer<'de>>(d: D) -> Result<SleepData, D::Error> {
-    struct Data;
-    impl<'de> ReadObject<'de> for Data {
-        type Out = SleepData;
-        fn read<A: MapAccess<'de>>(self, mut map: A) -> Result<SleepData, A::Error> {
-            let mut data = SleepData::default();
-            while let Some(field) = map.next_key_seed(Key(sleep_field))? {
-                match field {
-                    Some(f) => data.set(f, as_number(&map.next_value::<Scalar>()?)),
-                    None => drop(map.next_value::<IgnoredAny>()?),
-                }
-            }
-            Ok(data)
-        }
-    }
-    object_or_default(d, Data)
+    Ok(SleepData(slots(d, sleep_field)?))
 }
 
 /// A sleep `get` segment: its span and state, and every map-valued field as a time series.
