@@ -411,6 +411,9 @@ client, then runs `auth` unless --no-auth. Interactive when stdin is a terminal.
 --client generic it only prints the entry to paste; with --demo it only wires the client to the
 demo account. Neither writes a configuration or signs in.
 
+With --account NAME, the client entry is `withings-NAME` (it passes --account NAME) and the
+sign-in is that person's; the `withings` entry of the default account stays as it is.
+
 Options:
   --client C             claude, cursor, hermes or generic: merge a `withings` server entry
   --client-id X          your Withings app's client id

@@ -1,5 +1,8 @@
 //! Client set-up: merges a `withings` MCP server entry into the real config of Claude Desktop,
 //! Cursor or Hermes (or prints it for any other client), and checks that wiring for `doctor`.
+//! The entry of another account than `default` is `withings-NAME` and passes `--account NAME`,
+//! so that a household's entries sit side by side; any entry still reaches every account
+//! through the tools' `account` argument.
 //!
 //! Every write keeps the user's other servers and keys, is skipped when nothing would change, is
 //! preceded by a timestamped backup and is an atomic replace (the store's writer). Problems are
@@ -16,6 +19,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use crate::store::accounts::Account;
 use crate::{Error, Result};
 
 /// The MCP clients `setup --client` and `doctor --client` know.
@@ -117,24 +121,40 @@ pub fn config_path(home: &Path, os: Os, kind: ClientKind) -> Option<PathBuf> {
     }
 }
 
-/// Merge (or print for Generic) the `withings` entry that runs `exe` (absolute path) with `args`
-/// and `env` pairs. `env` must never carry a secret: the client config is not a secret store.
-/// `stamp` names the backup (`<file>.bak.<stamp>`), e.g. `20261130T042455Z`.
+/// The entry name of `account`'s server: `withings`, or `withings-NAME` for another account.
+pub fn entry_name(account: &Account) -> String {
+    match account.is_default() {
+        true => "withings".to_string(),
+        false => format!("withings-{account}"),
+    }
+}
+
+/// The entry to write: its name, and the arguments and environment it runs `exe` with. `env`
+/// must never carry a secret: the client config is not a secret store.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    pub name: &'a str,
+    pub args: &'a [String],
+    pub env: &'a [(String, String)],
+}
+
+/// Merge (or print for Generic) `entry`, which runs `exe` (absolute path). `stamp` names the
+/// backup (`<file>.bak.<stamp>`), e.g. `20261130T042455Z`.
 pub fn install(
     home: &Path,
     os: Os,
     kind: ClientKind,
     exe: &Path,
-    args: &[String],
-    env: &[(String, String)],
+    entry: &Entry,
     stamp: &str,
 ) -> Result<InstallReport> {
     let command = command_text(exe)?;
-    let server = Server { command: &command, args, env };
+    let Entry { name, args, env } = *entry;
+    let server = Server { name, command: &command, args, env };
     let entry = json::entry(&server);
     let snippet = match kind {
         ClientKind::Hermes => yaml::snippet(&server),
-        _ => json::snippet(&entry),
+        _ => json::snippet(name, &entry),
     };
     let Some(path) = config_path(home, os, kind) else {
         return Ok(InstallReport { client: kind, path: None, changed: false, backup: None, snippet });
@@ -150,7 +170,7 @@ pub fn install(
                 yaml::merge(old_text.unwrap_or_default(), &server).map_err(|m| unchanged(&path, &m))?;
             Some(merged).filter(|m| Some(m.as_str()) != old_text)
         }
-        _ => json::merge(&path, old_text, entry)?,
+        _ => json::merge(&path, old_text, name, entry)?,
     };
     let Some(new_text) = new_text else {
         return Ok(InstallReport { client: kind, path: Some(path), changed: false, backup: None, snippet });
@@ -159,9 +179,9 @@ pub fn install(
     Ok(InstallReport { client: kind, path: Some(path), changed: true, backup, snippet })
 }
 
-/// For `doctor --client`: the file exists, parses, has a `withings` entry, and its command is an
+/// For `doctor --client`: the file exists, parses, has the entry `name`, and its command is an
 /// existing executable (a command other than `exe` is reported but still counts as wired).
-pub fn check(home: &Path, os: Os, kind: ClientKind, exe: &Path) -> WiringCheck {
+pub fn check(home: &Path, os: Os, kind: ClientKind, exe: &Path, name: &str) -> WiringCheck {
     let Some(path) = config_path(home, os, kind) else {
         return WiringCheck {
             ok: true,
@@ -171,7 +191,8 @@ pub fn check(home: &Path, os: Os, kind: ClientKind, exe: &Path) -> WiringCheck {
                 .into(),
         };
     };
-    let rerun = format!("run `withings-mcp setup --client {kind}`");
+    let account = name.strip_prefix("withings-").map(|a| format!(" --account {a}")).unwrap_or_default();
+    let rerun = format!("run `withings-mcp setup --client {kind}{account}`");
     let fail = |detail: String| WiringCheck { ok: false, path: Some(path.clone()), detail };
     let text = match fs::read_to_string(&path) {
         Ok(t) => t,
@@ -181,12 +202,12 @@ pub fn check(home: &Path, os: Os, kind: ClientKind, exe: &Path) -> WiringCheck {
         Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
     };
     let command = match kind {
-        ClientKind::Hermes => yaml::withings_command(&text),
-        _ => json::withings_command(&text),
+        ClientKind::Hermes => yaml::withings_command(&text, name),
+        _ => json::withings_command(&text, name),
     };
     let command = match command {
         Ok(Some(c)) => c,
-        Ok(None) => return fail(format!("{} has no `withings` entry; {rerun}", path.display())),
+        Ok(None) => return fail(format!("{} has no `{name}` entry; {rerun}", path.display())),
         Err(m) => return fail(format!("{}: {m}", path.display())),
     };
     let link_note = match fs::symlink_metadata(&path) {
@@ -198,7 +219,7 @@ pub fn check(home: &Path, os: Os, kind: ClientKind, exe: &Path) -> WiringCheck {
     let target = Path::new(&command);
     if !target.is_absolute() {
         return fail(format!(
-            "the `withings` entry runs `{command}`, not an absolute path (clients such as Claude Desktop do not \
+            "the `{name}` entry runs `{command}`, not an absolute path (clients such as Claude Desktop do not \
              search PATH); {rerun}"
         ));
     }
@@ -206,17 +227,17 @@ pub fn check(home: &Path, os: Os, kind: ClientKind, exe: &Path) -> WiringCheck {
         Ok(m) if m.is_file() && is_executable(&m) => {}
         Ok(_) => {
             return fail(format!(
-                "the `withings` entry runs {command}, which is not an executable file; {rerun}"
+                "the `{name}` entry runs {command}, which is not an executable file; {rerun}"
             ));
         }
-        Err(_) => return fail(format!("the `withings` entry runs {command}, which does not exist; {rerun}")),
+        Err(_) => return fail(format!("the `{name}` entry runs {command}, which does not exist; {rerun}")),
     }
     let same = target == exe
         || matches!((fs::canonicalize(target), fs::canonicalize(exe)), (Ok(a), Ok(b)) if a == b);
     let detail = match same {
-        true => format!("the `withings` entry runs this binary ({command}){link_note}"),
+        true => format!("the `{name}` entry runs this binary ({command}){link_note}"),
         false => format!(
-            "warning: the `withings` entry runs {command}, not this binary ({}); {rerun} to point it here{link_note}",
+            "warning: the `{name}` entry runs {command}, not this binary ({}); {rerun} to point it here{link_note}",
             exe.display()
         ),
     };
@@ -226,6 +247,8 @@ pub fn check(home: &Path, os: Os, kind: ClientKind, exe: &Path) -> WiringCheck {
 /// The server entry, shared by the JSON and YAML renderers.
 #[derive(Debug, Clone, Copy)]
 struct Server<'a> {
+    /// The entry's name under the client's servers (`withings`, `withings-NAME`).
+    name: &'a str,
     command: &'a str,
     args: &'a [String],
     env: &'a [(String, String)],

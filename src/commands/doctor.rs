@@ -23,7 +23,8 @@ pub fn run(ctx: &Ctx, opts: &DoctorOpts) -> Result<u8> {
     if let Some(kind) = kind {
         let exe = std::env::current_exe().map_err(|e| Error::io("locating this binary", e))?;
         let exe = exe.canonicalize().unwrap_or(exe);
-        let w = clients::check(&ctx.env.home()?, Os::current(), kind, &exe);
+        let entry = clients::entry_name(&ctx.env.account()?);
+        let w = clients::check(&ctx.env.home()?, Os::current(), kind, &exe, &entry);
         let where_ = w.path.map(|p| format!(" ({})", p.display())).unwrap_or_default();
         checks.push(Check {
             id: "client_wiring",

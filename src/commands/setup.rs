@@ -221,8 +221,9 @@ fn client_lines(c: &Value) -> String {
         Some(true) => " (demo account)",
         _ => "",
     };
+    let entry = c["entry"].as_str().unwrap_or("withings");
     let mut s = match (c["client"].as_str(), c["path"].as_str(), c["changed"].as_bool()) {
-        (Some(name), Some(p), Some(true)) => format!("✓ {name}: withings server added to {p}{demo}\n"),
+        (Some(name), Some(p), Some(true)) => format!("✓ {name}: {entry} server added to {p}{demo}\n"),
         (Some(name), Some(p), _) => format!("✓ {name}: {p} already up to date{demo}\n"),
         (Some(_), None, _) => format!(
             "Add this to your MCP client's configuration{demo}:\n{}\n",
@@ -254,25 +255,34 @@ fn print_stdout(text: &str) -> Result<()> {
     out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| Error::io("stdout", e))
 }
 
-/// Merges the `withings` entry into a client's config (or prints the generic snippet). The
-/// entry runs this very binary by its absolute path; in demo mode it passes `--demo`, and a
-/// configured `WITHINGS_TZ` travels with it (clients start servers with a minimal environment).
+/// Merges the account's entry (`withings`, or `withings-NAME` with `--account NAME`) into a
+/// client's config (or prints the generic snippet). The entry runs this very binary by its
+/// absolute path; in demo mode it passes `--demo`, and a configured `WITHINGS_TZ` travels with it
+/// (clients start servers with a minimal environment).
 pub fn configure_client(ctx: &Ctx, kind: ClientKind) -> Result<Value> {
     let home = ctx.env.home()?;
     let exe = std::env::current_exe().map_err(|e| Error::io("locating this binary", e))?;
     let exe = exe.canonicalize().unwrap_or(exe);
-    let args: Vec<String> = match ctx.demo() {
+    let account = ctx.env.account()?;
+    let mut args: Vec<String> = match ctx.demo() {
         true => vec!["--demo".to_string()],
         false => Vec::new(),
     };
+    if !account.is_default() {
+        args.extend(["--account".to_string(), account.name().to_string()]);
+    }
+    let name = clients::entry_name(&account);
     let env: Vec<(String, String)> = ctx
         .env
         .get("WITHINGS_TZ")
         .map(|tz| vec![("WITHINGS_TZ".to_string(), tz.to_string())])
         .unwrap_or_default();
-    let report = clients::install(&home, Os::current(), kind, &exe, &args, &env, &utc_stamp(ctx.now))?;
+    let entry = clients::Entry { name: &name, args: &args, env: &env };
+    let report = clients::install(&home, Os::current(), kind, &exe, &entry, &utc_stamp(ctx.now))?;
     Ok(json!({
         "client": kind.name(),
+        "entry": name,
+        "account": account.name(),
         "demo": ctx.demo(),
         "path": report.path.map(|p| p.display().to_string()),
         "changed": report.changed,

@@ -494,3 +494,69 @@ fn doctor_flags_a_state_directory_others_can_enter() {
     let check = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "state_dir").unwrap().clone();
     assert_eq!(check["ok"], true, "{v}");
 }
+
+/// Issue 14: `setup --client C --account NAME` adds that person's entry, `withings-NAME`, which
+/// passes `--account NAME`, beside the `withings` one; `doctor --client C --account NAME` checks
+/// that entry.
+#[test]
+fn each_account_gets_its_own_entry_beside_the_default_one() {
+    let exe = exe();
+    for case in &CASES {
+        let home = TempHome::new("setup-account");
+        write(&home.dir.join(case.rel), case.before);
+        let args = |account: &str| {
+            let mut v = vec!["setup", "--client", case.client, "--non-interactive", "--no-auth", "--json"];
+            if !account.is_empty() {
+                v.extend(["--account", account]);
+            }
+            v.into_iter().map(String::from).collect::<Vec<_>>()
+        };
+        let run_setup = |account: &str, now: &str| {
+            let argv = args(account);
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+            let r = run(cmd(&home.dir, now, &argv));
+            assert_eq!(r.code, 0, "{}: {}", case.client, r.all());
+            serde_json::from_str::<Value>(&r.stdout).unwrap()
+        };
+        run_setup("", NOW);
+        let v = run_setup("alex", NOW);
+        assert_eq!(
+            (v["client"]["entry"].as_str(), v["client"]["changed"].as_bool()),
+            (Some("withings-alex"), Some(true))
+        );
+        let text = fs::read_to_string(home.dir.join(case.rel)).unwrap();
+        match case.client {
+            "hermes" => {
+                let both = format!(
+                    "  withings:\n    command: \"{exe}\"\n    args: []\n  withings-alex:\n    command: \"{exe}\"\n    args: [\"--account\", \"alex\"]\n"
+                );
+                assert!(text.contains(&both), "{text}");
+            }
+            _ => {
+                let servers = serde_json::from_str::<Value>(&text).unwrap()["mcpServers"].clone();
+                assert_eq!(servers["withings"], json!({"command": exe, "args": []}));
+                assert_eq!(servers["withings-alex"], json!({"command": exe, "args": ["--account", "alex"]}));
+            }
+        }
+        // Again: nothing changes, no new backup.
+        let before = files(&home.dir);
+        let v = run_setup("alex", LATER);
+        assert_eq!(v["client"]["changed"], false, "{}", case.client);
+        assert_eq!(files(&home.dir), before);
+        // doctor checks the entry of the account it serves.
+        for (account, ok, needle) in
+            [("alex", true, "`withings-alex` entry runs this binary"), ("bo", false, "--account bo")]
+        {
+            let r = run(cmd(
+                &home.dir,
+                NOW,
+                &["doctor", "--client", case.client, "--account", account, "--json"],
+            ));
+            let v: Value = serde_json::from_str(&r.stdout).unwrap();
+            let check =
+                v["checks"].as_array().unwrap().iter().find(|c| c["id"] == "client_wiring").unwrap().clone();
+            assert_eq!(check["ok"], ok, "{}: {check}", case.client);
+            assert!(check["detail"].as_str().unwrap().contains(needle), "{}: {check}", case.client);
+        }
+    }
+}

@@ -20,10 +20,10 @@ pub fn entry(server: &Server) -> Value {
     Value::Object(entry)
 }
 
-/// `{"mcpServers": {"withings": entry}}`, pretty-printed, for the user to paste.
-pub fn snippet(entry: &Value) -> String {
+/// `{"mcpServers": {name: entry}}`, pretty-printed, for the user to paste.
+pub fn snippet(name: &str, entry: &Value) -> String {
     let mut servers = Map::new();
-    servers.insert("withings".into(), entry.clone());
+    servers.insert(name.into(), entry.clone());
     let mut root = Map::new();
     root.insert("mcpServers".into(), Value::Object(servers));
     let mut text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
@@ -31,9 +31,9 @@ pub fn snippet(entry: &Value) -> String {
     text
 }
 
-/// The new JSON text with `mcpServers.withings = entry`, or `None` when the entry is already
+/// The new JSON text with `mcpServers.<name> = entry`, or `None` when the entry is already
 /// exactly that. Other servers and keys keep their order (serde_json `preserve_order`).
-pub fn merge(path: &Path, old: Option<&str>, entry: Value) -> Result<Option<String>> {
+pub fn merge(path: &Path, old: Option<&str>, name: &str, entry: Value) -> Result<Option<String>> {
     let mut root = match old.map(str::trim) {
         None | Some("") => Map::new(),
         Some(text) => match serde_json::from_str::<Value>(text) {
@@ -51,19 +51,19 @@ pub fn merge(path: &Path, old: Option<&str>, entry: Value) -> Result<Option<Stri
     let Value::Object(servers) = servers else {
         return Err(unchanged(path, "`mcpServers` is not a JSON object"));
     };
-    if servers.get("withings") == Some(&entry) {
+    if servers.get(name) == Some(&entry) {
         return Ok(None);
     }
-    // Insert keeps the position of an existing `withings` key and appends a new one.
-    servers.insert("withings".into(), entry);
+    // Insert keeps the position of an existing entry and appends a new one.
+    servers.insert(name.into(), entry);
     let mut text = serde_json::to_string_pretty(&Value::Object(root))
         .map_err(|e| Error::json(path.display().to_string(), e))?;
     text.push('\n');
     Ok(Some(text))
 }
 
-/// The `mcpServers.withings.command` of a JSON config (`Ok(None)` when there is no entry).
-pub fn withings_command(text: &str) -> std::result::Result<Option<String>, String> {
+/// The `mcpServers.<name>.command` of a JSON config (`Ok(None)` when there is no entry).
+pub fn withings_command(text: &str, name: &str) -> std::result::Result<Option<String>, String> {
     let root: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
     let Value::Object(root) = root else {
         return Err("the top level is not a JSON object".into());
@@ -73,12 +73,12 @@ pub fn withings_command(text: &str) -> std::result::Result<Option<String>, Strin
         Some(Value::Object(s)) => s,
         Some(_) => return Err("`mcpServers` is not a JSON object".into()),
     };
-    match servers.get("withings") {
+    match servers.get(name) {
         None => Ok(None),
         Some(Value::Object(entry)) => match entry.get("command") {
             Some(Value::String(c)) => Ok(Some(c.clone())),
-            _ => Err("the `withings` entry has no string `command`".into()),
+            _ => Err(format!("the `{name}` entry has no string `command`")),
         },
-        Some(_) => Err("the `withings` entry is not a JSON object".into()),
+        Some(_) => Err(format!("the `{name}` entry is not a JSON object")),
     }
 }

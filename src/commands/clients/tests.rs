@@ -36,7 +36,7 @@ fn tz() -> Vec<(String, String)> {
 }
 
 fn run(home: &Path, os: Os, kind: ClientKind, args: &[String], stamp: &str) -> Result<InstallReport> {
-    install(home, os, kind, Path::new(EXE), args, &tz(), stamp)
+    install(home, os, kind, Path::new(EXE), &Entry { name: "withings", args, env: &tz() }, stamp)
 }
 
 /// Every file below `dir`, relative, sorted: proves what was (not) written.
@@ -179,7 +179,15 @@ fn json_clients_merge_backup_and_idempotence() {
 fn json_created_when_missing_without_env() {
     for (os, kind) in [(Os::MacOs, ClientKind::Claude), (Os::Linux, ClientKind::Cursor)] {
         let home = TempHome::new("create");
-        let report = install(&home.0, os, kind, Path::new(EXE), &[], &[], STAMP).unwrap();
+        let report = install(
+            &home.0,
+            os,
+            kind,
+            Path::new(EXE),
+            &Entry { name: "withings", args: &[], env: &[] },
+            STAMP,
+        )
+        .unwrap();
         assert!(report.changed && report.backup.is_none());
         let path = report.path.unwrap();
         assert_eq!(mode(&path), 0o600);
@@ -208,7 +216,7 @@ fn json_shapes_refused_untouched() {
         assert!(err.contains(&path.display().to_string()), "names the file: {err}");
         assert_eq!(fs::read_to_string(&path).unwrap(), text);
         assert_eq!(files(&home.0), [".cursor/mcp.json"]);
-        assert!(!check(&home.0, Os::Linux, ClientKind::Cursor, Path::new(EXE)).ok);
+        assert!(!check(&home.0, Os::Linux, ClientKind::Cursor, Path::new(EXE), "withings").ok);
     }
 }
 
@@ -234,7 +242,7 @@ fn hermes_merge_backup_and_idempotence() {
     assert_eq!(files(&home.0), listing);
     assert_eq!(fs::read_to_string(&path).unwrap(), expected);
 
-    let wired = check(&home.0, Os::Linux, ClientKind::Hermes, Path::new(EXE));
+    let wired = check(&home.0, Os::Linux, ClientKind::Hermes, Path::new(EXE), "withings");
     assert!(!wired.ok, "{EXE} does not exist on this machine: {wired:?}");
     assert!(wired.detail.contains("does not exist"), "{wired:?}");
 }
@@ -338,7 +346,15 @@ fn read_only_targets_refused() {
 #[test]
 fn generic_prints_and_writes_nothing() {
     let home = TempHome::new("generic");
-    let report = install(&home.0, Os::Linux, ClientKind::Generic, Path::new(EXE), &[], &tz(), "x").unwrap();
+    let report = install(
+        &home.0,
+        Os::Linux,
+        ClientKind::Generic,
+        Path::new(EXE),
+        &Entry { name: "withings", args: &[], env: &tz() },
+        "x",
+    )
+    .unwrap();
     assert_eq!((report.path, report.changed, report.backup), (None, false, None));
     let snippet: Value = serde_json::from_str(&report.snippet).unwrap();
     assert_eq!(
@@ -346,14 +362,20 @@ fn generic_prints_and_writes_nothing() {
         serde_json::json!({"mcpServers": {"withings": {"command": EXE, "args": [], "env": {"WITHINGS_TZ": "Europe/Paris"}}}})
     );
     assert!(files(&home.0).is_empty());
-    assert!(check(&home.0, Os::Linux, ClientKind::Generic, Path::new(EXE)).ok);
+    assert!(check(&home.0, Os::Linux, ClientKind::Generic, Path::new(EXE), "withings").ok);
 }
 
 #[test]
 fn bad_inputs_refused() {
     let home = TempHome::new("inputs");
-    let relative =
-        install(&home.0, Os::Linux, ClientKind::Cursor, Path::new("withings-mcp"), &[], &[], STAMP);
+    let relative = install(
+        &home.0,
+        Os::Linux,
+        ClientKind::Cursor,
+        Path::new("withings-mcp"),
+        &Entry { name: "withings", args: &[], env: &[] },
+        STAMP,
+    );
     assert!(relative.unwrap_err().to_string().contains("absolute"));
     for stamp in ["", "../x", "a/b"] {
         let err = run(&home.0, Os::Linux, ClientKind::Cursor, &[], stamp).unwrap_err().to_string();
@@ -402,7 +424,7 @@ fn wiring_checks() {
                 let _ = fs::remove_file(&cursor);
             }
         }
-        let got = check(&home.0, Os::Linux, ClientKind::Cursor, &exe);
+        let got = check(&home.0, Os::Linux, ClientKind::Cursor, &exe, "withings");
         assert_eq!(got.ok, ok, "{content:?}: {got:?}");
         assert!(got.detail.contains(needle), "{content:?}: {got:?}");
         assert_eq!(got.path.as_deref(), Some(cursor.as_path()));
@@ -412,8 +434,8 @@ fn wiring_checks() {
     for (os, kind) in
         [(Os::MacOs, ClientKind::Claude), (Os::Linux, ClientKind::Claude), (Os::Linux, ClientKind::Hermes)]
     {
-        install(&home.0, os, kind, &exe, &[], &tz(), STAMP).unwrap();
-        let got = check(&home.0, os, kind, &exe);
+        install(&home.0, os, kind, &exe, &Entry { name: "withings", args: &[], env: &tz() }, STAMP).unwrap();
+        let got = check(&home.0, os, kind, &exe, "withings");
         assert!(got.ok && got.detail.contains("runs this binary"), "{kind}: {got:?}");
     }
 }

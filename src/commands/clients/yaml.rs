@@ -1,4 +1,4 @@
-//! A minimal YAML editor for one job: putting a `withings` entry under Hermes' top-level
+//! A minimal YAML editor for one job: putting a `withings` (or `withings-NAME`) entry under Hermes' top-level
 //! `mcp_servers:` mapping while every other byte of the file stays as it was.
 //!
 //! It is not a YAML parser. It reads the file as lines, finds the column-0 `mcp_servers:` key and
@@ -10,12 +10,12 @@
 
 use crate::commands::clients::Server;
 
-/// The Hermes config with the `withings` entry merged in. `Err` says what is wrong with the file.
+/// The Hermes config with the server's entry merged in. `Err` says what is wrong with the file.
 pub fn merge(old: &str, server: &Server) -> Result<String, String> {
     let (bom, body) = split_bom(old);
     let lines = split_lines(body);
     let le = line_ending(&lines);
-    let layout = analyse(&lines)?;
+    let layout = analyse(&lines, server.name)?;
     let mut out = String::with_capacity(old.len() + 256);
     out.push_str(bom);
     let Some(section) = layout.section else {
@@ -63,11 +63,11 @@ pub fn merge(old: &str, server: &Server) -> Result<String, String> {
     Ok(out)
 }
 
-/// The command of the `withings` entry, if the file has one (`Ok(None)` when it has none).
-pub fn withings_command(text: &str) -> Result<Option<String>, String> {
+/// The command of the entry `name`, if the file has one (`Ok(None)` when it has none).
+pub fn withings_command(text: &str, name: &str) -> Result<Option<String>, String> {
     let (_, body) = split_bom(text);
     let lines = split_lines(body);
-    let layout = analyse(&lines)?;
+    let layout = analyse(&lines, name)?;
     let Some((first, last)) = layout.section.and_then(|s| s.children).and_then(|c| c.withings) else {
         return Ok(None);
     };
@@ -76,11 +76,11 @@ pub fn withings_command(text: &str) -> Result<Option<String>, String> {
         return Ok(None);
     };
     if !strip_comment(inline).trim().is_empty() {
-        return Err("the `withings` entry is not a block mapping; cannot read its command".into());
+        return Err(format!("the `{name}` entry is not a block mapping; cannot read its command"));
     }
     let fields: Vec<&Line> = block.iter().skip(1).filter(|l| l.is_content()).collect();
     let Some(field_indent) = fields.first().map(|l| l.indent()) else {
-        return Err("the `withings` entry is empty".into());
+        return Err(format!("the `{name}` entry is empty"));
     };
     for line in fields.iter().filter(|l| l.indent() == field_indent) {
         if let Some((key, value)) = split_key(line.content())
@@ -88,11 +88,11 @@ pub fn withings_command(text: &str) -> Result<Option<String>, String> {
         {
             return match parse_scalar(value) {
                 Some(command) => Ok(Some(command)),
-                None => Err("the `withings` entry's `command` is not a plain or quoted string".into()),
+                None => Err(format!("the `{name}` entry's `command` is not a plain or quoted string")),
             };
         }
     }
-    Err("the `withings` entry has no `command`".into())
+    Err(format!("the `{name}` entry has no `command`"))
 }
 
 /// The entry as a stand-alone YAML block, for showing to the user.
@@ -172,7 +172,7 @@ struct Children {
     /// Index of the last line that belongs to the last child (comments at or left of the child
     /// indentation after it are left to whatever follows).
     last_content: usize,
-    /// First and last line of the `withings` child.
+    /// First and last line of the entry's child (`withings`, or `withings-NAME`).
     withings: Option<(usize, usize)>,
 }
 
@@ -227,7 +227,7 @@ fn push_rendered(out: &mut String, rendered: &[String], le: &str) {
 }
 
 /// Finds the top-level `mcp_servers:` key, its value and its children, or says why it cannot.
-fn analyse(lines: &[Line]) -> Result<Layout, String> {
+fn analyse(lines: &[Line], entry: &str) -> Result<Layout, String> {
     let mut key = None;
     let mut seen_content = false;
     let mut previous_content: Option<&Line> = None;
@@ -285,12 +285,17 @@ fn analyse(lines: &[Line]) -> Result<Layout, String> {
     let section_end =
         (key + 1..lines.len()).find(|&i| lines.get(i).is_some_and(|l| l.is_content() && l.indent() == 0));
     let section_end = section_end.unwrap_or(lines.len());
-    let children = analyse_children(lines, key + 1, section_end)?;
+    let children = analyse_children(lines, key + 1, section_end, entry)?;
     Ok(Layout { section: Some(Section { key, value, children }) })
 }
 
 /// Reads the block under `mcp_servers:` (lines `start..end`).
-fn analyse_children(lines: &[Line], start: usize, end: usize) -> Result<Option<Children>, String> {
+fn analyse_children(
+    lines: &[Line],
+    start: usize,
+    end: usize,
+    entry: &str,
+) -> Result<Option<Children>, String> {
     let block = lines.get(start..end).unwrap_or_default();
     if let Some((i, _)) = block.iter().enumerate().find(|(_, l)| l.has_tab_indent()) {
         return Err(format!("line {} is indented with a tab, which YAML forbids", start + i + 1));
@@ -328,10 +333,10 @@ fn analyse_children(lines: &[Line], start: usize, end: usize) -> Result<Option<C
             let Some((name, _)) = split_key(line.content()) else {
                 return Err(format!("line {n}: expected `name:` under `mcp_servers`"));
             };
-            current_is_withings = name == "withings";
+            current_is_withings = name == entry;
             if current_is_withings {
                 if withings.is_some() {
-                    return Err(format!("line {n}: `withings` appears twice under `mcp_servers`"));
+                    return Err(format!("line {n}: `{entry}` appears twice under `mcp_servers`"));
                 }
                 withings = Some((i, i));
             }
@@ -482,14 +487,14 @@ fn parse_scalar(raw: &str) -> Option<String> {
     }
 }
 
-/// The `withings:` entry as lines at `indent`, nested by `step`.
+/// The server's entry (`withings:`) as lines at `indent`, nested by `step`.
 fn render(server: &Server, indent: usize, step: usize) -> Vec<String> {
     let pad = " ".repeat(indent);
     let field = " ".repeat(indent + step);
     let item = " ".repeat(indent + 2 * step);
     let args: Vec<String> = server.args.iter().map(|a| quote(a)).collect();
     let mut lines = vec![
-        format!("{pad}withings:"),
+        format!("{pad}{}:", server.name),
         format!("{field}command: {}", quote(server.command)),
         format!("{field}args: [{}]", args.join(", ")),
     ];
@@ -540,7 +545,7 @@ mod tests {
     use super::*;
 
     fn server<'a>(args: &'a [String], env: &'a [(String, String)]) -> Server<'a> {
-        Server { command: "/opt/bin/withings-mcp", args, env }
+        Server { name: "withings", command: "/opt/bin/withings-mcp", args, env }
     }
 
     fn tz() -> Vec<(String, String)> {
@@ -637,7 +642,11 @@ mod tests {
             assert_eq!(got, expected, "{name}");
             let again = merge(&got, &s).unwrap_or_else(|e| panic!("{name} (again): {e}"));
             assert_eq!(again, got, "{name}: second merge must change nothing");
-            assert_eq!(withings_command(&got), Ok(Some("/opt/bin/withings-mcp".to_string())), "{name}");
+            assert_eq!(
+                withings_command(&got, "withings"),
+                Ok(Some("/opt/bin/withings-mcp".to_string())),
+                "{name}"
+            );
         }
     }
 
@@ -663,11 +672,11 @@ mod tests {
         let env = vec![("NULL".to_string(), "x\ny".to_string()), ("lower".to_string(), "1".to_string())];
         let cases: Vec<(Server, &str)> = vec![
             (
-                Server { command: "/opt/bin/withings-mcp", args: &[], env: &none },
+                Server { name: "withings", command: "/opt/bin/withings-mcp", args: &[], env: &none },
                 "mcp_servers:\n  withings:\n    command: \"/opt/bin/withings-mcp\"\n    args: []\n",
             ),
             (
-                Server { command: "C:\\dir \"x\"/w", args: &args, env: &env },
+                Server { name: "withings", command: "C:\\dir \"x\"/w", args: &args, env: &env },
                 "mcp_servers:\n  withings:\n    command: \"C:\\\\dir \\\"x\\\"/w\"\n    args: [\"--demo\", \"a \\\"b\\\" \\\\c\"]\n    env:\n      \"NULL\": \"x\\ny\"\n      \"lower\": \"1\"\n",
             ),
         ];
@@ -675,7 +684,7 @@ mod tests {
             let got = snippet(&s);
             assert_eq!(got, expected);
             // What we write, we read back exactly.
-            assert_eq!(withings_command(&got), Ok(Some(s.command.to_string())));
+            assert_eq!(withings_command(&got, "withings"), Ok(Some(s.command.to_string())));
         }
     }
 
@@ -725,7 +734,7 @@ mod tests {
             ("mcp_servers: 3\n", Err("a scalar")),
         ];
         for (input, expected) in cases {
-            let got = withings_command(input);
+            let got = withings_command(input, "withings");
             match (got, expected) {
                 (Ok(g), Ok(e)) => assert_eq!(g.as_deref(), e, "{input:?}"),
                 (Err(g), Err(e)) => assert!(g.contains(e), "{input:?}: {g:?}"),
