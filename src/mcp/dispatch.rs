@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::mcp::jsonrpc::{self, Message, RpcError};
 use crate::mcp::notify::{Notifier, Notify};
+use crate::store::accounts::Account;
 use crate::tools::{self, Ctx, Output, conformance, prompts, resources};
 use crate::withings::budget::{Level, Sink};
 use crate::{Error, VERSION};
@@ -270,10 +271,12 @@ impl Engine {
             }
             "resources/templates/list" => {
                 check_cursor(params)?;
-                Ok(json!({"resourceTemplates": conformance::templates()}))
+                let mut list = resources::templates();
+                list.extend(conformance::templates());
+                Ok(json!({"resourceTemplates": list}))
             }
             "resources/read" => self.read_resource(params, era),
-            "completion/complete" => complete(params),
+            "completion/complete" => complete(&self.ctx, params),
             _ => Err(RpcError::new(jsonrpc::METHOD_NOT_FOUND, format!("method not found: `{method}`"))),
         }
     }
@@ -319,7 +322,7 @@ impl Engine {
         if uri == resources::DASHBOARD_URI {
             return Ok(json!({"contents": resources::dashboard_contents()}));
         }
-        let Some(res) = resources::all().into_iter().find(|r| r.uri == uri) else {
+        let Some((res, account)) = resources::find(uri) else {
             let code = match era {
                 Era::Handshake => jsonrpc::RESOURCE_NOT_FOUND,
                 Era::Stateless => jsonrpc::INVALID_PARAMS,
@@ -334,7 +337,12 @@ impl Engine {
                 format!("resource {uri} is not available in this build"),
             ));
         };
-        let args = (res.args)();
+        let mut args = (res.args)();
+        if let (Some(a), Some(obj)) = (account, args.as_object_mut()) {
+            // Checked as the tool's argument: a bad name is refused before any file is read.
+            Account::parse(a).map_err(|e| RpcError::invalid_params(format!("invalid params: {uri}: {e}")))?;
+            obj.insert("account".into(), json!(a));
+        }
         match tools::run(&self.call_ctx(params)?, tool, &args) {
             Ok(out) => {
                 let body = with_demo_flag(&self.ctx, out.structured);
@@ -606,7 +614,7 @@ fn get_prompt(params: &Map<String, Value>) -> Result<Value, RpcError> {
     prompts::get(&prompt, &args).map_err(|e| RpcError::invalid_params(format!("invalid params: {e}")))
 }
 
-fn complete(params: &Map<String, Value>) -> Result<Value, RpcError> {
+fn complete(ctx: &Ctx, params: &Map<String, Value>) -> Result<Value, RpcError> {
     let reference = params
         .get("ref")
         .and_then(Value::as_object)
@@ -622,10 +630,18 @@ fn complete(params: &Map<String, Value>) -> Result<Value, RpcError> {
             let Some(prompt) = tools::prompts().into_iter().find(|p| p.name == name) else {
                 return Err(RpcError::invalid_params(format!("invalid params: unknown prompt `{name}`")));
             };
-            prompts::complete(&prompt, arg_name, prefix)
+            match arg_name == "account" && prompt.arguments.iter().any(|a| a.name == "account") {
+                true => account_names(ctx, prefix),
+                false => prompts::complete(&prompt, arg_name, prefix),
+            }
         }
-        // We publish no resource templates, so there is nothing to complete.
-        Some("ref/resource") => Vec::new(),
+        Some("ref/resource") => {
+            let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
+            match resources::is_account_template(uri) && arg_name == "account" {
+                true => account_names(ctx, prefix),
+                false => Vec::new(),
+            }
+        }
         _ => {
             return Err(RpcError::invalid_params(
                 "invalid params: `ref.type` must be ref/prompt or ref/resource",
@@ -634,6 +650,12 @@ fn complete(params: &Map<String, Value>) -> Result<Value, RpcError> {
     };
     let total = values.len();
     Ok(json!({"completion": {"values": values, "total": total, "hasMore": false}}))
+}
+
+/// The names of this install's accounts (the demo's people in demo mode) that start with `prefix`.
+fn account_names(ctx: &Ctx, prefix: &str) -> Vec<String> {
+    let states = tools::accounts::states(&ctx.env, ctx.now).unwrap_or_default();
+    states.into_iter().map(|s| s.name).filter(|n| n.starts_with(prefix)).collect()
 }
 
 fn check_cursor(params: &Map<String, Value>) -> Result<(), RpcError> {

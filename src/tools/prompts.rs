@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use crate::store::accounts::Account;
 use crate::{Error, Result};
 
 /// One prompt argument.
@@ -33,6 +34,14 @@ pub struct Prompt {
     pub messages: Option<MessagesFn>,
 }
 
+/// The `account` argument every prompt takes: whose data the conversation is about.
+const ACCOUNT: Arg = Arg {
+    name: "account",
+    description: "Optional: whose data, an account name from withings_accounts (default: the server's account)",
+    required: false,
+    completions: &[],
+};
+
 /// Every prompt, in the order `prompts/list` shows them.
 pub fn all() -> Vec<Prompt> {
     vec![
@@ -40,12 +49,15 @@ pub fn all() -> Vec<Prompt> {
             name: "withings_daily_checkin",
             title: "Daily check-in",
             description: "A short daily check-in on body, sleep, activity and heart from today's Withings data.",
-            arguments: &[Arg {
-                name: "focus",
-                description: "Optional focus: body, sleep, activity, heart or recovery",
-                required: false,
-                completions: &["body", "sleep", "activity", "heart", "recovery"],
-            }],
+            arguments: &[
+                Arg {
+                    name: "focus",
+                    description: "Optional focus: body, sleep, activity, heart or recovery",
+                    required: false,
+                    completions: &["body", "sleep", "activity", "heart", "recovery"],
+                },
+                ACCOUNT,
+            ],
             render: |a| {
                 let focus = match a.get("focus") {
                     Some(f) => format!(" Pay particular attention to {f}."),
@@ -65,12 +77,21 @@ pub fn all() -> Vec<Prompt> {
             name: "withings_weekly_review",
             title: "Weekly review",
             description: "A weekly review against the previous week, with a plan for next week.",
-            arguments: &[Arg {
-                name: "goal",
-                description: "Optional goal, e.g. lose fat, sleep more, move more, lower blood pressure",
-                required: false,
-                completions: &["lose fat", "gain muscle", "sleep more", "move more", "lower blood pressure"],
-            }],
+            arguments: &[
+                Arg {
+                    name: "goal",
+                    description: "Optional goal, e.g. lose fat, sleep more, move more, lower blood pressure",
+                    required: false,
+                    completions: &[
+                        "lose fat",
+                        "gain muscle",
+                        "sleep more",
+                        "move more",
+                        "lower blood pressure",
+                    ],
+                },
+                ACCOUNT,
+            ],
             render: |a| {
                 let goal = match a.get("goal") {
                     Some(g) => format!(" My goal is: {g}. Tailor the plan to it."),
@@ -103,6 +124,7 @@ pub fn all() -> Vec<Prompt> {
                     required: false,
                     completions: &[],
                 },
+                ACCOUNT,
             ],
             render: |a| {
                 let after = a.get("after").map(String::as_str).unwrap_or("");
@@ -144,9 +166,22 @@ pub fn get(prompt: &Prompt, args: &BTreeMap<String, String>) -> Result<Value> {
             return Err(Error::arg(key, format!("expected a date YYYY-MM-DD, got `{v}`")));
         }
     }
+    let account = match args.get("account") {
+        Some(a) => {
+            let a = Account::parse(a).map_err(|e| Error::arg("account", e))?;
+            format!(
+                " This is about account `{a}` (one person on a shared install): pass `\"account\": \"{a}\"` to \
+                 every Withings tool call, and say whose data it is."
+            )
+        }
+        None => String::new(),
+    };
     let messages = match prompt.messages {
         Some(build) => build(args),
-        None => json!([{"role": "user", "content": {"type": "text", "text": (prompt.render)(args)}}]),
+        None => {
+            let text = format!("{}{account}", (prompt.render)(args));
+            json!([{"role": "user", "content": {"type": "text", "text": text}}])
+        }
     };
     Ok(json!({"description": prompt.description, "messages": messages}))
 }

@@ -89,6 +89,44 @@ pub fn all() -> Vec<Resource> {
     ]
 }
 
+/// Where a person's resources live: `withings://accounts/{account}/…` mirrors every personal
+/// resource (`withings://summary/daily` → `withings://accounts/{account}/summary/daily`).
+const ACCOUNT_PREFIX: &str = "withings://accounts/";
+
+/// The `resources/templates/list` entries: one per personal resource, per account.
+pub fn templates() -> Vec<Value> {
+    all()
+        .iter()
+        .filter(|r| r.personal)
+        .map(|r| {
+            let rest = r.uri.trim_start_matches("withings://");
+            json!({
+                "uriTemplate": format!("{ACCOUNT_PREFIX}{{account}}/{rest}"),
+                "name": format!("account-{}", r.name),
+                "title": format!("{} of an account", r.title),
+                "description": format!("{} Of the person `account` names (withings_accounts lists them).", r.description),
+                "mimeType": "application/json",
+            })
+        })
+        .collect()
+}
+
+/// The resource a URI names, and the account a per-account URI names (unchecked: the tool's
+/// `account` argument checks it).
+pub fn find(uri: &str) -> Option<(Resource, Option<&str>)> {
+    let (plain, account) = match uri.strip_prefix(ACCOUNT_PREFIX).and_then(|r| r.split_once('/')) {
+        Some((account, rest)) => (format!("withings://{rest}"), Some(account)),
+        None => (uri.to_string(), None),
+    };
+    let res = all().into_iter().find(|r| r.uri == plain && (r.personal || account.is_none()))?;
+    Some((res, account))
+}
+
+/// True for the template URI of an account's resource, whose `account` completion offers.
+pub fn is_account_template(uri: &str) -> bool {
+    uri.starts_with(ACCOUNT_PREFIX) && uri.contains("{account}")
+}
+
 /// The MCP Apps extension (SEP-1865): a host that declares it renders a tool's result in a view.
 pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
 /// The one view: a self-contained page that renders charts, trends and briefs.

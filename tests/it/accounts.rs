@@ -339,3 +339,51 @@ fn accounts_status_doctor_and_audit_cover_every_account_and_show_no_token() {
     w.fake.assert_no_secrets(&r.all());
     w.assert_no_secrets();
 }
+
+#[test]
+fn resources_prompts_and_completion_work_per_account() {
+    let w = World::new("acc-res");
+    sign_in(&w, "bob", USERID2);
+    sign_in(&w, "bea", "5550002");
+    serve_activity_by_user(&w);
+    let req = |id: i64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let account_template =
+        json!({"type": "ref/resource", "uri": "withings://accounts/{account}/summary/daily"});
+    let replies = w.mcp(&[
+        req(1, "resources/templates/list", json!({})),
+        req(2, "resources/read", json!({"uri": "withings://accounts/bob/latest/activity"})),
+        req(3, "resources/read", json!({"uri": "withings://accounts/..%2Fx/latest/activity"})),
+        req(4, "completion/complete", json!({"ref": account_template, "argument": {"name": "account", "value": "b"}})),
+        req(5, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "withings_weekly_review"}, "argument": {"name": "account", "value": ""}})),
+        req(6, "prompts/get", json!({"name": "withings_daily_checkin", "arguments": {"account": "bob"}})),
+        req(7, "prompts/get", json!({"name": "withings_daily_checkin", "arguments": {"account": "Bob"}})),
+        req(8, "resources/read", json!({"uri": "withings://latest/activity"})),
+    ]);
+    let by_id = |id: i64| replies.iter().find(|r| r["id"] == id).unwrap().clone();
+    let templates: Vec<String> = by_id(1)["result"]["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["uriTemplate"].as_str().unwrap().to_string())
+        .collect();
+    for t in ["summary/daily", "summary/weekly", "latest/activity", "latest/sleep"] {
+        assert!(templates.contains(&format!("withings://accounts/{{account}}/{t}")), "{templates:?}");
+    }
+    let body: Value =
+        serde_json::from_str(by_id(2)["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(body["account"], "bob");
+    assert!(
+        body["records"].as_array().unwrap().iter().all(|r| r["steps"].as_f64() == Some(2222.0)),
+        "{body}"
+    );
+    assert_eq!(by_id(3)["error"]["code"], -32602, "{}", by_id(3));
+    assert_eq!(by_id(4)["result"]["completion"]["values"], json!(["bea", "bob"]));
+    assert_eq!(by_id(5)["result"]["completion"]["values"], json!(["default", "bea", "bob"]));
+    let text = by_id(6)["result"]["messages"][0]["content"]["text"].as_str().unwrap().to_string();
+    assert!(text.contains(r#""account": "bob""#), "{text}");
+    assert_eq!(by_id(7)["error"]["code"], -32602, "{}", by_id(7));
+    let body: Value =
+        serde_json::from_str(by_id(8)["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(body["account"], "default");
+    w.assert_no_secrets();
+}
