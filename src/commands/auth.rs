@@ -61,15 +61,16 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
     let cfg = ctx.config()?;
     cfg.require(Key::ClientId)?;
     cfg.require(Key::ClientSecret)?;
+    let accounts = Accounts::new(&cfg, &ctx.env)?;
     let (account, t) = match &opts.code {
-        Some(input) => pasted(ctx, &cfg, started, input, opts.state.as_deref())?,
+        Some(input) => pasted(ctx, &cfg, &accounts, started, input, opts.state.as_deref())?,
         None => {
             let account = ctx.env.account()?;
-            let t = listen(ctx, &cfg, &account, opts, started)?;
+            let t = listen(ctx, &cfg, &accounts.token_path(&account)?, &account, opts, started)?;
             (account, t)
         }
     };
-    let token_path = Accounts::new(&cfg, &ctx.env)?.token_path(&account)?;
+    let token_path = accounts.token_path(&account)?;
     Ok(result(&account, &token_path.display().to_string(), &t))
 }
 
@@ -78,6 +79,7 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
 fn pasted(
     ctx: &Ctx,
     cfg: &Config,
+    accounts: &Accounts,
     started: Instant,
     input: &str,
     state: Option<&str>,
@@ -87,7 +89,7 @@ fn pasted(
     let pending = pending::states(&anchor, ctx.now);
     let given = cb.state.as_deref().or(state);
     let account = pending::account_for(&anchor, given, ctx.env.named_account()?.as_ref(), ctx.now)?;
-    let token_path = Accounts::new(cfg, &ctx.env)?.token_path(&account)?;
+    let token_path = accounts.token_path(&account)?;
     let local =
         oauth::Local { pending: &pending, tokens_stored: !matches!(tokens::load(&token_path), Ok(None)) };
     let state = oauth::check_pasted(&cb, state, local, oauth::Paster::Command)?;
@@ -97,10 +99,16 @@ fn pasted(
 
 /// Hands out an authorization URL (its state pending, so that another process may complete it
 /// with `--code`), then waits for the callback on the redirect URI's loopback address, or for
-/// `auth --code` in another process to complete that sign-in.
-fn listen(ctx: &Ctx, cfg: &Config, account: &Account, opts: &AuthOpts, started: Instant) -> Result<Tokens> {
+/// `auth --code` in another process to complete that sign-in (its tokens land in `token_path`).
+fn listen(
+    ctx: &Ctx,
+    cfg: &Config,
+    token_path: &Path,
+    account: &Account,
+    opts: &AuthOpts,
+    started: Instant,
+) -> Result<Tokens> {
     let anchor = cfg.token_path(&ctx.env)?;
-    let token_path = Accounts::new(cfg, &ctx.env)?.token_path(account)?;
     let redirect = cfg.redirect_uri().to_string();
     let state = oauth::new_state()?;
     let url =
@@ -146,7 +154,7 @@ fn listen(ctx: &Ctx, cfg: &Config, account: &Account, opts: &AuthOpts, started: 
         // Short waits, so that a sign-in completed by `auth --code` elsewhere ends this one too.
         let request = match server.next(left.min(Duration::from_secs(1))) {
             Ok(Some(r)) => r,
-            Ok(None) => match completed_elsewhere(ctx, &anchor, &token_path, &state, started) {
+            Ok(None) => match completed_elsewhere(ctx, &anchor, token_path, &state, started) {
                 Some(t) => return Ok(t),
                 None => continue,
             },

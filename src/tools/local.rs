@@ -266,6 +266,8 @@ const RULES: &[&str] = &[
     "Use withings_trends before saying that a weight or blood-pressure change is real.",
     "This is wellness data, not a diagnosis: suggest seeing a clinician for anything worrying.",
     "Never ask the user for tokens or secrets; withings_revoke_access needs the user's explicit consent.",
+    "Several people may share one install: withings_accounts lists them; pass `account` to read one \
+     person's data, and never mix two people's data in one answer.",
 ];
 
 fn manifest(_ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
