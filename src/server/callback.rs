@@ -45,7 +45,7 @@ impl Request {
     pub fn respond(self, status: u16, html: String) {
         let reply = Reply::empty(status).with_header("Content-Type", "text/html; charset=utf-8");
         let reply = Reply { body: html.into_bytes(), ..reply };
-        write_reply(&self.stream, &reply, self.head.method == "HEAD");
+        write_reply(&self.stream, &reply, self.head.method == "HEAD", false);
     }
 }
 
@@ -161,7 +161,7 @@ fn read(stream: TcpStream) -> Option<Request> {
         Err(HeadError::TooLarge) => 431,
         Err(HeadError::Malformed(_)) => 400,
     };
-    write_reply(&stream, &Reply::empty(refused), false);
+    write_reply(&stream, &Reply::empty(refused), false, false);
     linger(&stream);
     None
 }

@@ -13,6 +13,9 @@ pub struct Head {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub framing: Framing,
+    /// HTTP/1.1 without `Connection: close`: the client may send another request on the same
+    /// connection after this one's answer (RFC 9112 §9.3).
+    pub persistent: bool,
 }
 
 /// How the body is delimited.
@@ -59,7 +62,11 @@ pub fn parse_head(raw: &[u8]) -> Result<Head, &'static str> {
         headers.push((name, value.trim_matches([' ', '\t']).to_string()));
     }
     let framing = framing(&headers, version)?;
-    Ok(Head { method: method.to_string(), url: url.to_string(), headers, framing })
+    let close = headers
+        .iter()
+        .any(|(k, v)| k == "connection" && v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")));
+    let persistent = version == "HTTP/1.1" && !close;
+    Ok(Head { method: method.to_string(), url: url.to_string(), headers, framing, persistent })
 }
 
 fn duplicate(name: &str) -> &'static str {
@@ -108,6 +115,14 @@ mod tests {
             ]
         );
         assert_eq!(ok.framing, Framing::Empty);
+        assert!(ok.persistent, "HTTP/1.1 keeps the connection unless told otherwise");
+        for (head, persistent) in [
+            (&b"GET /health HTTP/1.1\r\nConnection: keep-alive, Close\r\n\r\n"[..], false),
+            (b"GET /health HTTP/1.0\r\n\r\n", false),
+            (b"GET /health HTTP/1.1\r\nConnection: keep-alive\r\n\r\n", true),
+        ] {
+            assert_eq!(parse_head(head).unwrap().persistent, persistent, "{}", String::from_utf8_lossy(head));
+        }
         for bad in [
             &b"\x16\x03\x01\x02\x00\x01\r\n\r\n"[..],
             b"POST /mcp\r\n\r\n",

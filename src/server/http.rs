@@ -4,8 +4,11 @@
 //! and writes its answer; only the complete message crosses to the calling thread, which handles
 //! every MCP message, one at a time, in order of completion. So a client that stalls (slow loris)
 //! or never reads its answer holds up only its own connection, never the handler or another
-//! client. Every response says `Connection: close`: a single-threaded server that lets clients
-//! keep idle sockets around stalls the next client (mcp.md, gotcha 1).
+//! client. A connection may carry several requests (HTTP/1.1 keep-alive): it waits for the next
+//! one on its own thread, for at most `KEEP_IDLE`, which the answer announces so that clients
+//! stop reusing it first; an idle connection is the first to give its place to a new one
+//! (`conns`). Closing after every answer instead trips a client that has not read a large
+//! answer yet: Node's fetch (undici) asserts when the server ends such a connection.
 //!
 //! Why not tiny_http here (README, "Architecture"): tiny_http 0.12 reads heads on a pool that
 //! queues new connections behind busy threads and has no read timeouts, so a handful of stalled
@@ -15,7 +18,7 @@
 //! The checks (Host/Origin against DNS rebinding, media types, body size, protocol headers) live
 //! in `route` as pure functions over a header list; this file only does the I/O.
 
-use std::io::{BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
@@ -44,6 +47,10 @@ const HEAD_TIME: Duration = Duration::from_secs(5);
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
 /// ...and so is one whose body takes longer than this in all (1 MiB needs milliseconds here).
 const BODY_TIME: Duration = Duration::from_secs(30);
+/// A kept-alive connection with no new request for this long is closed...
+const KEEP_IDLE: Duration = Duration::from_secs(5);
+/// ...and so is one that has carried this many requests.
+const KEEP_MAX: usize = 100;
 /// Connections served at once (a loopback server for one user). A new connection beyond it
 /// takes the place of the oldest slow one (`conns`); 503 only when every one is being handled.
 const MAX_CONNECTIONS: usize = 256;
@@ -117,7 +124,7 @@ fn accept(listener: &TcpListener, events: &mpsc::Sender<Event>, token: Option<Ar
                 let (events, token) = (events.clone(), token.clone());
                 std::thread::spawn(move || match ticket {
                     Some(ticket) => serve_conn(&stream, &events, &ticket, token.as_deref()),
-                    None => write_reply(&stream, &route::busy(), false),
+                    None => write_reply(&stream, &route::busy(), false, false),
                 });
             }
             // A connection that died before it was accepted, or a full file table: keep going.
@@ -166,59 +173,89 @@ pub fn bind_ip(host: &str) -> Result<IpAddr> {
     }
 }
 
-/// Reads, routes and answers one request, on its own I/O thread; an MCP message is handled by
-/// the handling thread (`run`).
+/// Reads, routes and answers the requests of one connection, on its own I/O thread; an MCP
+/// message is handled by the handling thread (`run`).
 fn serve_conn(stream: &TcpStream, events: &mpsc::Sender<Event>, ticket: &Ticket, token: Option<&str>) {
     // A stalled client times out here, on its own thread, without touching anyone else.
     let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
     let mut reader = BufReader::with_capacity(8 * 1024, Timed::new(stream, HEAD_IDLE, HEAD_TIME));
-    let head = match read_head(&mut reader) {
+    for served in 1..=KEEP_MAX {
+        let keep = serve_request(stream, &mut reader, events, ticket, token, served < KEEP_MAX);
+        if !keep || !next_request(&mut reader) {
+            return;
+        }
+    }
+}
+
+/// Waits up to `KEEP_IDLE` for the first byte of the next request on a kept connection, then
+/// starts its head's clocks. False when the client closed or stayed quiet.
+fn next_request(reader: &mut BufReader<Timed<'_>>) -> bool {
+    reader.get_mut().restart(KEEP_IDLE, KEEP_IDLE);
+    let more = matches!(reader.fill_buf(), Ok(bytes) if !bytes.is_empty());
+    reader.get_mut().restart(HEAD_IDLE, HEAD_TIME);
+    more
+}
+
+/// Reads, routes and answers one request; true when the connection stays open for another
+/// (the client asked for it, `may_keep`, and the request was read to its end).
+fn serve_request(
+    stream: &TcpStream,
+    reader: &mut BufReader<Timed<'_>>,
+    events: &mpsc::Sender<Event>,
+    ticket: &Ticket,
+    token: Option<&str>,
+    may_keep: bool,
+) -> bool {
+    let head = match read_head(reader) {
         Ok(h) => h,
         Err(e) => {
             let reply = match e {
-                HeadError::Gone => return,
+                HeadError::Gone => return false,
                 HeadError::Slow => route::too_slow(HEAD_IDLE, HEAD_TIME),
                 HeadError::TooLarge => Reply::empty(431),
                 HeadError::Malformed(why) => route::bad_request(why),
             };
-            write_reply(stream, &reply, false);
-            return linger(stream);
+            write_reply(stream, &reply, false, false);
+            linger(stream);
+            return false;
         }
     };
     reader.get_mut().restart(IO_TIMEOUT, BODY_TIME);
     let head_only = head.method == "HEAD";
+    let keep = head.persistent && may_keep;
     let expects_continue =
         header(&head.headers, "expect").is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
-    let reply = match precheck(&head.method, &head.url, &head.headers, token) {
+    let (reply, keep) = match precheck(&head.method, &head.url, &head.headers, token) {
         Err(reply) => {
             // A client waiting for `100 Continue` has sent no body: there is nothing to drain.
             if !expects_continue {
-                drain(&mut reader, head.framing);
+                drain(reader, head.framing);
             }
-            reply
+            (reply, false)
         }
-        Ok(Route::Health) => route::health(),
+        Ok(Route::Health) => (route::health(), keep),
         Ok(Route::Mcp(version)) => {
             if expects_continue {
                 let _ = (&*stream).write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
             }
-            match read_body(&mut reader, head.framing) {
+            match read_body(reader, head.framing) {
                 Ok(body) => {
                     ticket.handling(true);
                     let reply = handle_elsewhere(events, version, head.headers, body);
                     ticket.handling(false);
-                    reply
+                    (reply, keep)
                 }
                 Err(BodyError::TooLarge) => {
-                    drain(&mut reader, head.framing);
-                    route::too_large()
+                    drain(reader, head.framing);
+                    (route::too_large(), false)
                 }
-                Err(BodyError::Malformed) => route::bad_request("malformed chunked body"),
-                Err(BodyError::Gone) => return,
+                Err(BodyError::Malformed) => (route::bad_request("malformed chunked body"), false),
+                Err(BodyError::Gone) => return false,
             }
         }
     };
-    write_reply(stream, &reply, head_only);
+    write_reply(stream, &reply, head_only, keep);
+    keep
 }
 
 /// Sends a complete message to the handling thread and waits for its answer.
@@ -236,21 +273,27 @@ fn handle_elsewhere(
     }
 }
 
-/// Writes a reply by hand, always with `Connection: close`, then closes the connection.
-pub(super) fn write_reply(stream: &TcpStream, reply: &Reply, head_only: bool) {
+/// Writes a reply by hand; unless `keep`, says `Connection: close` and closes the connection.
+pub(super) fn write_reply(stream: &TcpStream, reply: &Reply, head_only: bool, keep: bool) {
     let mut head = format!("HTTP/1.1 {} {}\r\n", reply.status, reason(reply.status));
     for (k, v) in &reply.headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
+    let connection = match keep {
+        true => format!("Keep-Alive: timeout={}", KEEP_IDLE.as_secs()),
+        false => "Connection: close".to_string(),
+    };
     head.push_str(&format!(
-        "Content-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        "Content-Length: {}\r\nCache-Control: no-store\r\n{connection}\r\n\r\n",
         reply.body.len()
     ));
     let body: &[u8] = if head_only { &[] } else { &reply.body };
     let mut w = stream;
     // The client may already be gone; there is nobody to tell.
     let _ = w.write_all(head.as_bytes()).and_then(|()| w.write_all(body)).and_then(|()| w.flush());
-    let _ = stream.shutdown(std::net::Shutdown::Write);
+    if !keep {
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+    }
 }
 
 /// After refusing a head, reads and drops what the client may still be sending, briefly and
