@@ -3,24 +3,39 @@
 
 use serde_json::Value;
 
-use crate::mcp::dispatch::{Engine, META_VERSION, STATELESS};
+use crate::mcp::dispatch::{self, Engine, META_VERSION, STATELESS};
 use crate::mcp::jsonrpc::{self, RpcError};
 use crate::server::route::{Headers, Reply, header};
 use crate::text;
 use crate::tools::Ctx;
 
-/// Handles the body of `POST /mcp` for the protocol version named by the header.
-pub fn handle_mcp(ctx: &Ctx, version: Option<&'static str>, headers: &Headers, body: &[u8]) -> Reply {
+/// Handles the body of `POST /mcp` for the protocol version named by the header (`Err`: an
+/// unsupported one, refused with the request's id).
+pub fn handle_mcp(
+    ctx: &Ctx,
+    version: Result<Option<&'static str>, String>,
+    headers: &Headers,
+    body: &[u8],
+) -> Reply {
     // Invalid JSON, an oversized batch or an oversized message: refused before anything is built.
     let message = match jsonrpc::parse(body) {
         Ok(v) => v,
         Err(e) => return Reply::rpc_error(400, e),
     };
+    // A refusal of a request answers that request: its id, when the body has one.
+    let refuse = |e: RpcError| {
+        let id = message.get("id").cloned().unwrap_or(Value::Null);
+        Reply::json(400, &jsonrpc::error(id, e))
+    };
+    let version = match version {
+        Ok(v) => v,
+        Err(v) => return refuse(dispatch::unsupported_version(&v)),
+    };
     let stateless =
         version == Some(STATELESS) || (version.is_none() && meta_version(&message) == Some(STATELESS));
     if stateless {
         if let Err(e) = check_stateless(headers, &message) {
-            return Reply::rpc_error(400, e);
+            return refuse(e);
         }
     } else if meta_version(&message) == Some(STATELESS) {
         let e = RpcError::new(
@@ -30,7 +45,7 @@ pub fn handle_mcp(ctx: &Ctx, version: Option<&'static str>, headers: &Headers, b
                 version.unwrap_or("nothing")
             ),
         );
-        return Reply::rpc_error(400, e);
+        return refuse(e);
     }
     let mut engine = Engine::http(ctx.clone(), version.filter(|v| *v != STATELESS));
     match message {
@@ -235,14 +250,15 @@ mod tests {
         let hs = h(POST);
         let meta = json!({META_VERSION: STATELESS, "io.modelcontextprotocol/clientCapabilities": {}});
         let modern = h(&[("Mcp-Method", "nope/nothing")]);
-        let cases: Vec<(Option<&'static str>, &Headers, Vec<u8>, u16)> = vec![
-            (None, &hs, b"{not json".to_vec(), 400),
-            (None, &hs, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec(), 202),
-            (None, &hs, br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec(), 202),
-            (None, &hs, br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec(), 200),
-            (Some("2025-11-25"), &hs, br#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#.to_vec(), 200),
+        type Case<'a> = (Result<Option<&'static str>, &'a str>, &'a Headers, Vec<u8>, u16);
+        let cases: Vec<Case> = vec![
+            (Ok(None), &hs, b"{not json".to_vec(), 400),
+            (Ok(None), &hs, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec(), 202),
+            (Ok(None), &hs, br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec(), 202),
+            (Ok(None), &hs, br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec(), 200),
+            (Ok(Some("2025-11-25")), &hs, br#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#.to_vec(), 200),
             (
-                Some(STATELESS),
+                Ok(Some(STATELESS)),
                 &modern,
                 json!({"jsonrpc":"2.0","id":1,"method":"nope/nothing","params":{"_meta": meta}})
                     .to_string()
@@ -250,20 +266,26 @@ mod tests {
                 404,
             ),
             (
-                Some("2025-11-25"),
+                Ok(Some("2025-11-25")),
                 &hs,
-                json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta}})
+                json!({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta": meta}})
                     .to_string()
                     .into_bytes(),
                 400,
             ),
+            (Err("2099-01-01"), &hs, br#"{"jsonrpc":"2.0","id":"u","method":"ping"}"#.to_vec(), 400),
         ];
         for (version, headers, body, want) in cases {
-            let r = handle_mcp(&ctx(), version, headers, &body);
+            let r = handle_mcp(&ctx(), version.map_err(str::to_string), headers, &body);
             assert_eq!(r.status, want, "{version:?} {}", String::from_utf8_lossy(&body));
             if want == 202 {
                 assert!(r.body.is_empty());
             } else {
+                // Every answer to a parsed request carries its id, refusals included.
+                let answer: Value = serde_json::from_slice(&r.body).unwrap();
+                let asked: Option<Value> =
+                    serde_json::from_slice::<Value>(&body).ok().map(|b| b["id"].clone());
+                assert_eq!(Some(answer["id"].clone()).filter(|_| asked.is_some()), asked, "{answer}");
                 assert!(r.headers.contains(&("Content-Type", "application/json".to_string())));
             }
         }

@@ -102,7 +102,7 @@ fn token(ctx: &Ctx, opts: &Options) -> Result<Option<Arc<str>>> {
 
 /// A complete MCP message for the handling thread; the answer goes back on `reply`.
 struct Job {
-    version: Option<&'static str>,
+    version: Result<Option<&'static str>, String>,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
     reply: mpsc::Sender<Reply>,
@@ -261,7 +261,7 @@ fn serve_request(
 /// Sends a complete message to the handling thread and waits for its answer.
 fn handle_elsewhere(
     events: &mpsc::Sender<Event>,
-    version: Option<&'static str>,
+    version: Result<Option<&'static str>, String>,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 ) -> Reply {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::VERSION;
-use crate::mcp::dispatch::{self, HANDSHAKE_VERSIONS, STATELESS};
+use crate::mcp::dispatch::{HANDSHAKE_VERSIONS, STATELESS};
 use crate::mcp::jsonrpc::{self, RpcError};
 
 /// The largest request body accepted: the largest message, as on stdio (1 MiB).
@@ -55,11 +55,12 @@ pub fn header<'a>(headers: &'a Headers, name: &str) -> Option<&'a str> {
 }
 
 /// Where a request goes once its headers passed the checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
     Health,
-    /// `POST /mcp` with the validated `MCP-Protocol-Version` (None when absent).
-    Mcp(Option<&'static str>),
+    /// `POST /mcp` with its `MCP-Protocol-Version`: a known one (None when absent), or the
+    /// unsupported value, refused once the body is read so that the refusal carries its id.
+    Mcp(Result<Option<&'static str>, String>),
 }
 
 /// Routes a request and checks everything that does not need the body. With a `token`,
@@ -106,10 +107,10 @@ pub fn precheck(method: &str, url: &str, headers: &Headers, token: Option<&str>)
         return Err(Reply::rpc_error(406, e));
     }
     match header(headers, "mcp-protocol-version").map(str::trim) {
-        None => Ok(Route::Mcp(None)),
+        None => Ok(Route::Mcp(Ok(None))),
         Some(v) => match HANDSHAKE_VERSIONS.iter().chain([STATELESS].iter()).find(|k| **k == v) {
-            Some(known) => Ok(Route::Mcp(Some(known))),
-            None => Err(Reply::rpc_error(400, dispatch::unsupported_version(v))),
+            Some(known) => Ok(Route::Mcp(Ok(Some(known)))),
+            None => Ok(Route::Mcp(Err(v.to_string()))),
         },
     }
 }
@@ -335,7 +336,8 @@ mod tests {
             Some(TOKEN),
         ) {
             Ok(Route::Health) => 1,
-            Ok(Route::Mcp(_)) => 0,
+            Ok(Route::Mcp(Ok(_))) => 0,
+            Ok(Route::Mcp(Err(_))) => 400,
             Err(r) => r.status,
         };
         type Case<'a> = (&'a str, &'a str, Vec<(String, String)>, u16);
@@ -378,7 +380,10 @@ mod tests {
         let without = |name: &str| -> Vec<_> { h(POST).into_iter().filter(|(k, _)| k != name).collect() };
         assert_eq!(status("POST", "/mcp", &without("host")), 403);
         assert_eq!(status("POST", "/mcp", &without("authorization")), 401);
-        assert!(matches!(precheck("POST", "/mcp", &without("authorization"), None), Ok(Route::Mcp(None))));
+        assert!(matches!(
+            precheck("POST", "/mcp", &without("authorization"), None),
+            Ok(Route::Mcp(Ok(None)))
+        ));
         let Err(r) = precheck("GET", "/mcp", &h(POST), Some(TOKEN)) else { panic!() };
         assert!(r.headers.contains(&("Allow", "POST".to_string())));
         for (auth, challenge) in [
@@ -396,12 +401,11 @@ mod tests {
                 "{text}"
             );
         }
-        let Err(r) = precheck("POST", "/mcp", &with(&[("MCP-Protocol-Version", "garbage")]), Some(TOKEN))
+        let Ok(Route::Mcp(Err(v))) =
+            precheck("POST", "/mcp", &with(&[("MCP-Protocol-Version", "garbage")]), Some(TOKEN))
         else {
             panic!()
         };
-        let body: Value = serde_json::from_slice(&r.body).unwrap();
-        assert_eq!(body["error"]["code"], -32022);
-        assert!(body["error"]["data"]["supported"].as_array().unwrap().contains(&json!("2025-11-25")));
+        assert_eq!(v, "garbage");
     }
 }
