@@ -248,8 +248,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::domain::measures;
     use crate::domain::time::{Zone, Zones};
-    use crate::domain::{heart, measures};
 
     #[test]
     fn modes_parse() {
@@ -293,20 +293,6 @@ mod tests {
         for k in ["position", "position_name", "state", "type", "codes", "token_count"] {
             assert!(!is_secret_key(k) && !in_list(k, LOCATION_KEYS) && !in_list(k, IDENTIFIER_KEYS), "{k}");
         }
-    }
-
-    #[test]
-    fn summary_keeps_heart_essentials() {
-        let zones = Zones::new(Zone::utc());
-        let raw = json!({"deviceid": "d", "model": 44, "ecg": {"signalid": 5, "afib": 1}, "bloodpressure": {"diastole": 79, "systole": 124}, "heart_rate": 72, "timestamp": 1735640000});
-        let structured = heart::decode_heart_record(&raw).to_json(&zones);
-        let s = apply(PrivacyMode::Summary, Domain::Heart, &raw, structured);
-        assert_eq!(s["type"], "ecg_blood_pressure");
-        assert_eq!(s["bloodpressure"]["systole"], json!(124.0));
-        assert_eq!(s["heart_rate"], json!(72.0));
-        assert_eq!(s["ecg"]["afib_name"], "positive");
-        assert_eq!(s["timestamp"], 1735640000);
-        assert_eq!(s.get("deviceid"), None);
     }
 
     #[test]

@@ -8,16 +8,18 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::domain::activity;
+use crate::domain::heart::HeartRecord;
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::sleep::{SleepField, SleepNight};
 use crate::domain::summary::{self, Fetch, Inputs};
 use crate::domain::time::{CivilDate, Instant, Range, Zone, Zones};
 use crate::domain::units::Units;
-use crate::domain::{activity, heart};
 use crate::store;
 use crate::tools::data::{self, Settings, Source};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
+use crate::withings::wire::heart::HeartWire;
 use crate::withings::wire::sleep::NightWire;
 use crate::{Error, Result};
 
@@ -144,10 +146,11 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
     let groups = degrade(data::fetch_groups(&mut client, &range))?;
     let sleep = degrade(data::fetch_records::<NightWire>(&mut client, &range))?;
     let activity_body = degrade(data::fetch_all(&mut client, Source::Activity, &range))?;
-    let heart_body = degrade(data::fetch_all(&mut client, Source::Heart, &range))?;
-    let results = [&activity_body, &heart_body];
+    let heart = degrade(data::fetch_records::<HeartWire>(&mut client, &range))?;
+    let results = [&activity_body];
     if groups.is_err()
         && sleep.is_err()
+        && heart.is_err()
         && results.iter().all(|r| r.is_err())
         && let Err(e) = &groups
     {
@@ -165,7 +168,7 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
         blood_pressure: map(&groups, |g| blood_pressure(g, &zones)),
         nights: map(&sleep, |n| nights(n, &zones)),
         activity: map(&activity_body, activity_days),
-        heart: map(&heart_body, |b| heart_records(b, &zones)),
+        heart: map(&heart, |h| heart_records(h, &zones)),
     };
     Ok((inputs, client.requests_sent()))
 }
@@ -306,9 +309,9 @@ fn activity_days(body: &Value) -> Vec<summary::ActivityDay> {
     by_day.into_values().collect()
 }
 
-fn heart_records(body: &Value, zones: &Zones) -> Vec<summary::HeartRecord> {
-    heart::decode_heart_records(body)
-        .into_iter()
+fn heart_records(records: &[HeartRecord], zones: &Zones) -> Vec<summary::HeartRecord> {
+    records
+        .iter()
         .filter_map(|h| {
             let t = h.timestamp?;
             let (dia, sys) = h.bloodpressure.unwrap_or((None, None));

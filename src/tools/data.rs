@@ -13,15 +13,17 @@ use crate::domain::named::Named;
 use crate::domain::privacy::{self, Domain, PrivacyMode};
 use crate::domain::time::{self, Range, Zone, Zones};
 use crate::domain::units::{self, Units};
-use crate::domain::{activity, heart, measures};
+use crate::domain::{activity, measures};
 use crate::store;
 use crate::store::config::Config;
+use crate::tools::records::heart::HeartOut;
 use crate::tools::records::sleep::{NightOut, SegmentOut};
 use crate::tools::records::workouts::WorkoutOut;
 use crate::tools::records::{self, Listed};
 use crate::tools::trend_output::WindowOut;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
+use crate::withings::wire::heart::HeartWire;
 use crate::withings::wire::sleep::{NightWire, SegmentWire};
 use crate::withings::wire::workouts::WorkoutWire;
 use crate::withings::wire::{MeasGroupWire, Row};
@@ -314,11 +316,7 @@ fn list_measures(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
 }
 
 fn list_heart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    let decode: UntypedDecode =
-        |body, zones| pair_rows(body, "series", zones, |v, z| heart::decode_heart_record(v).to_json(z));
-    list(ctx, args, &HEART, &|rows, tz, zones, s| {
-        untyped(ctx, &HEART, rows, tz, zones, s, decode, heart_line, &|_| true)
-    })
+    list(ctx, args, &HEART, &|rows, tz, zones, s| typed::<HeartOut>(ctx, &HEART, rows, tz, zones, s))
 }
 
 fn list_activity(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
@@ -503,6 +501,10 @@ impl Sourced for NightWire {
 
 impl Sourced for SegmentWire {
     const SOURCE: Source = Source::SleepDetail;
+}
+
+impl Sourced for HeartWire {
+    const SOURCE: Source = Source::Heart;
 }
 
 impl Sourced for WorkoutWire {
@@ -897,22 +899,6 @@ fn measure_line(rec: &Value, _units: Units) -> String {
         false => format!(" ({})", flags.join(", ")),
     };
     format!("{}: {}{flags}", when(rec, "local_time", "date"), parts.join(", "))
-}
-
-fn heart_line(rec: &Value, _units: Units) -> String {
-    let mut parts = vec![text(rec, "type").replace('_', " ")];
-    if let Some(hr) = num(rec, "heart_rate") {
-        parts.push(format!("{} bpm", units::fmt_num(hr, 0)));
-    }
-    if let Some(bp) = rec.get("bloodpressure")
-        && let (Some(s), Some(d)) = (num(bp, "systole"), num(bp, "diastole"))
-    {
-        parts.push(format!("{}/{} mmHg", units::fmt_num(s, 0), units::fmt_num(d, 0)));
-    }
-    if let Some(a) = rec.get("ecg").and_then(|e| e.get("afib_name")).and_then(Value::as_str) {
-        parts.push(format!("ECG {a}"));
-    }
-    format!("{}: {}", when(rec, "local_time", "timestamp"), parts.join(", "))
 }
 
 fn activity_line(rec: &Value, units: Units) -> String {
