@@ -960,20 +960,4 @@ mod tests {
         // getmeas pages say more as 0/1; v2 lists as booleans.
         assert!(body_meas["more"].is_i64() && body_act["more"].is_boolean());
     }
-
-    #[test]
-    fn generation_and_pages_are_cheap() {
-        let t = std::time::Instant::now();
-        let d = demo();
-        let built = t.elapsed();
-        let t = std::time::Instant::now();
-        for _ in 0..10 {
-            raw(&d, "/measure", &[("action", "getmeas"), ("category", "1")]);
-        }
-        let page = t.elapsed() / 10;
-        eprintln!("generation {built:?}, one 100-group getmeas page {page:?}");
-        // Generous bounds for unoptimised test builds on a shared machine; release is ~10× faster.
-        assert!(built.as_millis() < 500, "generation took {built:?}");
-        assert!(page.as_millis() < 50, "a 100-group page took {page:?}");
-    }
 }
