@@ -166,6 +166,23 @@ fn serve_conn(mut s: TcpStream, mode: Mode, upstream: &str, resets: &AtomicUsize
     up.write_all(&body).unwrap();
     let mut answer = Vec::new();
     let _ = up.read_to_end(&mut answer);
+    // This front closes after one answer, so it says so: a client that pooled the connection
+    // would race the close with its next request and see a reset that no fault injected.
+    let answer = match answer.windows(4).position(|w| w == b"\r\n\r\n") {
+        Some(end) => {
+            let head = String::from_utf8_lossy(&answer[..end]);
+            let mut out: String = head
+                .lines()
+                .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+                .map(|l| format!("{l}\r\n"))
+                .collect();
+            out.push_str("Connection: close\r\n\r\n");
+            let mut out = out.into_bytes();
+            out.extend_from_slice(&answer[end + 4..]);
+            out
+        }
+        None => answer,
+    };
     // The client may have given up (timeout faults); nobody to tell.
     let _ = s.write_all(&answer);
 }
