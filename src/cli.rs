@@ -353,6 +353,7 @@ fn help_topic(p: &mut lexopt::Parser) -> Result<Command> {
         "call" => CALL_HELP,
         "tools" => TOOLS_HELP,
         "chart" => CHART_HELP,
+        "help" => HELP,
         other => return Err(Error::Usage(format!("help: unknown command `{other}`"))),
     };
     Ok(Command::Help(text))
@@ -548,6 +549,7 @@ mod tests {
             assert!(matches!(ok(&["help", cmd]).command, Command::Help(_)), "{cmd}");
         }
         assert_eq!(ok(&["serve", "--help"]).command, Command::Help(SERVE_HELP));
+        assert_eq!(ok(&["help", "help"]).command, Command::Help(HELP));
     }
 
     #[test]

@@ -40,7 +40,8 @@ pub fn run(ctx: &Ctx, opts: &ChartOpts) -> Result<u8> {
         Some(path) => {
             let private_no_link = WriteOptions { mode: 0o600, refuse_symlink: true };
             fsutil::write_atomic_with(Path::new(path), &bytes, private_no_link)?;
-            eprintln!("withings-mcp: wrote {path}");
+            // Success, so not in the `withings-mcp: …` form of an error; stdout stays the picture's.
+            eprintln!("wrote {path}");
         }
     }
     Ok(0)

@@ -43,9 +43,18 @@ pub fn run(ctx: &Ctx, opts: &SetupOpts) -> Result<u8> {
     }
     fsutil::ensure_private_dir(&fsutil::parent(&path))?;
     let text = serde_json::to_string_pretty(&Value::Object(config)).map_err(|e| Error::json("config", e))?;
-    fsutil::write_atomic(&path, format!("{text}\n").as_bytes(), 0o600)?;
+    let text = format!("{text}\n");
+    // Running setup again with the same settings leaves the file (and its time stamp) alone,
+    // and says so rather than claim a write.
+    let private = std::fs::metadata(&path)
+        .is_ok_and(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o077 == 0);
+    let written = !private || std::fs::read(&path).ok().as_deref() != Some(text.as_bytes());
+    if written {
+        fsutil::write_atomic(&path, text.as_bytes(), 0o600)?;
+    }
 
-    let mut result = json!({"ok": true, "config_path": path.display().to_string()});
+    let mut result =
+        json!({"ok": true, "config_path": path.display().to_string(), "config_written": written});
     let warnings: Vec<String> = settings
         .missing
         .iter()
@@ -94,7 +103,10 @@ pub fn run(ctx: &Ctx, opts: &SetupOpts) -> Result<u8> {
 
 /// What setup did, for people (a failed sign-in is left to the error on stderr).
 fn summary(path: &std::path::Path, result: &Value, warnings: &[String]) -> String {
-    let mut s = format!("✓ configuration written to {} (private)\n", path.display());
+    let mut s = match result["config_written"] == Value::Bool(true) {
+        true => format!("✓ configuration written to {} (private)\n", path.display()),
+        false => format!("✓ configuration unchanged in {}\n", path.display()),
+    };
     s.push_str(&client_lines(&result["client"]));
     for w in warnings {
         s.push_str(&format!("! {w}\n"));

@@ -48,7 +48,12 @@ pub fn validate_args(schema: &Value, args: &Value) -> Result<Map<String, Value>>
     if let Some(props) = props {
         for (name, sub) in props {
             match map.get(name) {
-                Some(v) => check_at(sub, v, name).map_err(|m| Error::arg(name, m))?,
+                // The error names the argument once: `invalid argument `limit`: must be at most…`
+                // (a nested path, `days[2]: …`, stays).
+                Some(v) => check_at(sub, v, name).map_err(|m| {
+                    let own = m.strip_prefix(name.as_str()).and_then(|rest| rest.strip_prefix(": "));
+                    Error::arg(name, own.map_or(m.clone(), str::to_string))
+                })?,
                 None => {
                     if let Some(d) = sub.get("default") {
                         map.insert(name.clone(), d.clone());
@@ -254,6 +259,9 @@ mod tests {
                 Error::InvalidArgument { name: n, message } => {
                     assert_eq!(n, name, "{args}");
                     assert!(message.contains(text), "{args}: {message}");
+                    // Named once, by the error itself: not again at the start of its message.
+                    let shown = err.to_string();
+                    assert_eq!(shown.matches(name).count(), 1, "{shown}");
                 }
                 other => panic!("unexpected {other:?}"),
             }

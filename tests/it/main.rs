@@ -22,3 +22,4 @@ mod regressions;
 mod setup;
 mod signin;
 mod stdio;
+mod wording;

@@ -163,6 +163,13 @@ fn setup_merges_backs_up_once_and_is_idempotent() {
         let second = setup(&home.dir, case.client, LATER);
         assert_eq!(second.code, 0, "{}", second.all());
         assert!(second.stdout.contains("already up to date"), "{}", second.stdout);
+        // Nor does it claim to have written the configuration it left as it was (issue 17).
+        assert!(first.stdout.contains("configuration written"), "{}", first.stdout);
+        assert!(
+            second.stdout.contains("configuration unchanged") && !second.stdout.contains("written"),
+            "{}",
+            second.stdout
+        );
         assert_eq!(fs::read(&path).unwrap(), merged, "{}: second run rewrote the file", case.client);
         assert_eq!(files(&home.dir), listing, "{}: second run added files", case.client);
     }
