@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::domain::activity;
+use crate::domain::activity::ActivityDay;
 use crate::domain::heart::HeartRecord;
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
@@ -17,8 +17,9 @@ use crate::domain::summary::{self, Fetch, Inputs};
 use crate::domain::time::{CivilDate, Instant, Range, Zone, Zones};
 use crate::domain::units::Units;
 use crate::store;
-use crate::tools::data::{self, Settings, Source};
+use crate::tools::data::{self, Settings};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
+use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::heart::HeartWire;
 use crate::withings::wire::sleep::NightWire;
 use crate::{Error, Result};
@@ -145,29 +146,26 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
     let mut client = ctx.client(&s.cfg, zone)?;
     let groups = degrade(data::fetch_groups(&mut client, &range))?;
     let sleep = degrade(data::fetch_records::<NightWire>(&mut client, &range))?;
-    let activity_body = degrade(data::fetch_all(&mut client, Source::Activity, &range))?;
+    let activity = degrade(data::fetch_records::<ActivityWire>(&mut client, &range))?;
     let heart = degrade(data::fetch_records::<HeartWire>(&mut client, &range))?;
-    let results = [&activity_body];
-    if groups.is_err()
-        && sleep.is_err()
+    if sleep.is_err()
+        && activity.is_err()
         && heart.is_err()
-        && results.iter().all(|r| r.is_err())
         && let Err(e) = &groups
     {
         return Err(Error::Unavailable(format!("no Withings domain could be read: {e}")));
     }
     let mut zones = Zones::new(zone.clone());
-    let mut names: Vec<String> =
-        results.iter().filter_map(|r| r.as_ref().ok()).flat_map(zone_names).collect();
-    names.extend(groups.iter().flatten().filter_map(|g| g.timezone.clone()));
-    names.extend(sleep.iter().flatten().filter_map(|n| n.timezone.clone()));
-    store::zones::add_record_zones(&ctx.env, &mut zones, names.iter().map(String::as_str));
+    let names = (groups.iter().flatten().map(|g| &g.timezone))
+        .chain(sleep.iter().flatten().map(|n| &n.timezone))
+        .chain(activity.iter().flatten().map(|a| &a.timezone));
+    store::zones::add_record_zones(&ctx.env, &mut zones, names.filter_map(Option::as_deref));
     // One decoding of the measure groups feeds both weigh-ins and blood pressure.
     let inputs = Inputs {
         weighins: map(&groups, |g| weighins(g, &zones)),
         blood_pressure: map(&groups, |g| blood_pressure(g, &zones)),
         nights: map(&sleep, |n| nights(n, &zones)),
-        activity: map(&activity_body, activity_days),
+        activity: map(&activity, |a| activity_days(a)),
         heart: map(&heart, |h| heart_records(h, &zones)),
     };
     Ok((inputs, client.requests_sent()))
@@ -188,23 +186,6 @@ fn map<B, T>(body: &std::result::Result<B, String>, f: impl Fn(&B) -> Vec<T>) ->
         Ok(b) => Fetch::Ok(f(b)),
         Err(e) => Fetch::Failed(e.clone()),
     }
-}
-
-fn zone_names(body: &Value) -> Vec<String> {
-    let mut names = Vec::new();
-    if let Some(tz) = body.get("timezone").and_then(Value::as_str) {
-        names.push(tz.to_string());
-    }
-    for key in ["measuregrps", "series", "activities"] {
-        for r in body.get(key).and_then(Value::as_array).into_iter().flatten() {
-            if let Some(tz) = r.get("timezone").and_then(Value::as_str) {
-                names.push(tz.to_string());
-            }
-        }
-    }
-    crate::sort::ascending(&mut names);
-    names.dedup();
-    names
 }
 
 /// The civil day of an instant in the record's own zone (a weigh-in at 07:10 in New York belongs
@@ -284,9 +265,9 @@ fn nights(nights: &[SleepNight], zones: &Zones) -> Vec<summary::Night> {
 
 /// One record per day: when several sources report a day, the fullest one (most steps) counts,
 /// never the sum, which would double-count a phone and a watch worn together.
-fn activity_days(body: &Value) -> Vec<summary::ActivityDay> {
+fn activity_days(days: &[ActivityDay]) -> Vec<summary::ActivityDay> {
     let mut by_day: std::collections::BTreeMap<i64, summary::ActivityDay> = std::collections::BTreeMap::new();
-    for a in activity::decode_activities(body) {
+    for a in days {
         let Some(date) = a.date else { continue };
         let rec = summary::ActivityDay {
             day: date.days(),

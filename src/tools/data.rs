@@ -8,14 +8,15 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use crate::domain::measures;
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::privacy::{self, Domain, PrivacyMode};
 use crate::domain::time::{self, Range, Zone, Zones};
 use crate::domain::units::{self, Units};
-use crate::domain::{activity, measures};
 use crate::store;
 use crate::store::config::Config;
+use crate::tools::records::activity::ActivityOut;
 use crate::tools::records::heart::HeartOut;
 use crate::tools::records::sleep::{NightOut, SegmentOut};
 use crate::tools::records::workouts::WorkoutOut;
@@ -23,6 +24,7 @@ use crate::tools::records::{self, Listed};
 use crate::tools::trend_output::WindowOut;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
+use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::heart::HeartWire;
 use crate::withings::wire::sleep::{NightWire, SegmentWire};
 use crate::withings::wire::workouts::WorkoutWire;
@@ -320,11 +322,7 @@ fn list_heart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
 }
 
 fn list_activity(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    let decode: UntypedDecode =
-        |body, zones| pair_rows(body, "activities", zones, |v, z| activity::decode_activity(v).to_json(z));
-    list(ctx, args, &ACTIVITY, &|rows, tz, zones, s| {
-        untyped(ctx, &ACTIVITY, rows, tz, zones, s, decode, activity_line, &|_| true)
-    })
+    list(ctx, args, &ACTIVITY, &|rows, tz, zones, s| typed::<ActivityOut>(ctx, &ACTIVITY, rows, tz, zones, s))
 }
 
 fn list_workouts(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
@@ -480,16 +478,6 @@ pub enum Source {
 /// The most rows a brief or trend reads from one domain (ten years of daily weigh-ins fit).
 const INTERNAL_LIMIT: usize = 50_000;
 
-/// Reads a whole domain over a range — one range query plus its pages, never one per day — and
-/// returns a body with the complete list under the action's list key (and getmeas' body-level
-/// `timezone`), ready for the domain decoders.
-pub fn fetch_all(client: &mut Client, source: Source, range: &Range) -> Result<Value> {
-    let spec = spec_of(source);
-    let fetched = fetch::<Value>(client, spec, range, INTERNAL_LIMIT, None)?;
-    whole(spec, fetched.budget_spent)?;
-    Ok(body_of(spec, fetched.rows, fetched.timezone))
-}
-
 /// A domain's rows as read off the wire, each into its domain value.
 pub trait Sourced: Row {
     const SOURCE: Source;
@@ -501,6 +489,10 @@ impl Sourced for NightWire {
 
 impl Sourced for SegmentWire {
     const SOURCE: Source = Source::SleepDetail;
+}
+
+impl Sourced for ActivityWire {
+    const SOURCE: Source = Source::Activity;
 }
 
 impl Sourced for HeartWire {
@@ -720,15 +712,6 @@ fn record_zone_names(rows: &[Value], body_zone: Option<&str>) -> Vec<String> {
     names
 }
 
-fn pair_rows(body: &Value, key: &str, zones: &Zones, f: fn(&Value, &Zones) -> Value) -> Vec<(Value, Value)> {
-    let rows = match body.get(key) {
-        Some(Value::Array(items)) => items.clone(),
-        Some(obj @ Value::Object(m)) if !m.is_empty() => vec![obj.clone()],
-        _ => Vec::new(),
-    };
-    rows.into_iter().map(|r| (f(&r, zones), r)).map(|(s, r)| (r, s)).collect()
-}
-
 fn decode_measures(body: &Value, zones: &Zones) -> Vec<(Value, Value)> {
     let raws = match body.get("measuregrps") {
         Some(Value::Array(items)) => items.clone(),
@@ -739,7 +722,7 @@ fn decode_measures(body: &Value, zones: &Zones) -> Vec<(Value, Value)> {
 }
 
 /// Adds unit-converted values: every measure keeps its SI `value`/`unit` and gains `display`
-/// (e.g. "159.7 lb"); distances gain `distance_display`.
+/// (e.g. "159.7 lb").
 fn with_units(mut rec: Value, units: Units) -> Value {
     if let Some(list) = rec.get_mut("measures").and_then(Value::as_array_mut) {
         for m in list {
@@ -755,11 +738,6 @@ fn with_units(mut rec: Value, units: Units) -> Value {
                 obj.insert("display".into(), json!(text));
             }
         }
-    }
-    if let Some(d) = rec.get("distance").and_then(Value::as_f64)
-        && let (Some((v, u)), Some(obj)) = (units::distance(d, units), rec.as_object_mut())
-    {
-        obj.insert("distance_display".into(), json!(format!("{} {u}", units::fmt_num(v, 2))));
     }
     rec
 }
@@ -899,26 +877,4 @@ fn measure_line(rec: &Value, _units: Units) -> String {
         false => format!(" ({})", flags.join(", ")),
     };
     format!("{}: {}{flags}", when(rec, "local_time", "date"), parts.join(", "))
-}
-
-fn activity_line(rec: &Value, units: Units) -> String {
-    let mut parts = Vec::new();
-    if let Some(s) = num(rec, "steps") {
-        parts.push(format!("{} steps", units::fmt_num(s, 0)));
-    }
-    if let Some(d) = rec.get("distance_display").and_then(Value::as_str) {
-        parts.push(d.to_string());
-    } else if let Some((v, u)) = num(rec, "distance").and_then(|d| units::distance(d, units)) {
-        parts.push(format!("{} {u}", units::fmt_num(v, 2)));
-    }
-    if let Some(m) = num(rec, "active_minutes") {
-        parts.push(format!("{} active min", units::fmt_num(m, 0)));
-    }
-    if let Some(c) = num(rec, "calories") {
-        parts.push(format!("{} kcal active", units::fmt_num(c, 0)));
-    }
-    if parts.is_empty() {
-        parts.push("no values".into());
-    }
-    format!("{}: {}", text(rec, "date"), parts.join(", "))
 }

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::domain::activity;
+use crate::domain::activity::ActivityDay;
 use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
@@ -22,6 +22,7 @@ use crate::tools::trend_output::{
 };
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
+use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::sleep::{NightWire, SegmentWire};
 use crate::{Error, Result};
 
@@ -227,7 +228,7 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let mut client = ctx.client(&s.cfg, &s.zone)?;
     // Measure groups are decoded once: the metric and the recomposition both read them. A
     // guest's weigh-in is someone else's body, and a goal (category 2) is not a reading.
-    let (mut groups, mut nights, mut body) = (Vec::new(), Vec::new(), Value::Null);
+    let (mut groups, mut nights, mut days) = (Vec::new(), Vec::new(), Vec::new());
     match metric.read.source() {
         Source::Measures => {
             groups = data::fetch_groups(&mut client, &range)?;
@@ -237,12 +238,12 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
             nights = data::fetch_records::<NightWire>(&mut client, &range)?;
             nights.retain(|n| n.is_nap(&s.zone) != Some(true));
         }
-        source => body = data::fetch_all(&mut client, source, &range)?,
+        _ => days = data::fetch_records::<ActivityWire>(&mut client, &range)?,
     }
     let readings = match metric.read {
         Read::Measure(code) => measure_readings(&groups, code),
         Read::SleepHours | Read::SleepScore | Read::SleepMinHr => night_readings(metric.read, &nights),
-        read => readings(read, &body, &s.zone),
+        read => readings(read, &days, &s.zone),
     };
     let window = Window { start: range.start.0, end: range.end.0 - 1 };
     let mut params =
@@ -292,13 +293,13 @@ fn night_readings(read: Read, nights: &[SleepNight]) -> Vec<Reading> {
         .collect()
 }
 
-/// The readings of an activity metric in SI, from a whole-domain body.
-fn readings(read: Read, body: &Value, zone: &Zone) -> Vec<Reading> {
+/// The readings of an activity metric in SI.
+fn readings(read: Read, days: &[ActivityDay], zone: &Zone) -> Vec<Reading> {
     match read {
         Read::Steps => {
             // Several sources (watch, phone) may report the same day: keep the fullest, never the sum.
             let mut by_day: std::collections::BTreeMap<i64, f64> = std::collections::BTreeMap::new();
-            for a in activity::decode_activities(body) {
+            for a in days {
                 if let (Some(d), Some(steps)) = (a.date, a.steps) {
                     let e = by_day.entry(d.days()).or_insert(steps);
                     *e = e.max(steps);

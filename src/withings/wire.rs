@@ -16,6 +16,7 @@ use crate::domain::measures::{Measure, MeasureGroup, decode_value};
 use crate::domain::time::{CivilDate, Instant};
 use crate::{Error, Result};
 
+pub mod activity;
 pub mod heart;
 pub mod sleep;
 pub mod workouts;

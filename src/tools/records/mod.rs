@@ -5,6 +5,7 @@
 //! Upstream fields a record does not read pass through unchanged in structured mode (new fields
 //! Withings adds reach the agent without a release); raw mode shows the upstream row itself.
 
+pub mod activity;
 pub mod heart;
 pub mod sleep;
 pub mod workouts;
