@@ -146,6 +146,46 @@ fn each_account_reads_with_its_own_token() {
     w.assert_no_secrets();
 }
 
+/// Every tool that reads Withings data, whichever family declares it (lists, briefs, trends,
+/// charts, and those added later), takes `account`, says which account it read, and asks with
+/// that account's token only.
+#[test]
+fn every_tool_that_reads_withings_takes_account_and_uses_its_token() {
+    let w = World::new("acc-every");
+    sign_in(&w, "bob", USERID2);
+    crate::data::serve_all(&w.fake);
+    let list = w.mcp(&[json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})]);
+    let readers: Vec<Value> = list[0]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["annotations"]["readOnlyHint"] == true && t["annotations"]["openWorldHint"] == true)
+        .cloned()
+        .collect();
+    assert!(readers.len() >= 10, "{}", readers.len());
+    for t in &readers {
+        let name = t["name"].as_str().unwrap();
+        assert!(t["inputSchema"]["properties"]["account"].is_object(), "{name} takes no account");
+        assert!(t["outputSchema"]["required"].as_array().unwrap().contains(&json!("account")), "{name}");
+        // Required arguments get the first value their schema allows.
+        let mut args = json!({"account": "bob", "response_format": "json"});
+        for r in t["inputSchema"]["required"].as_array().unwrap() {
+            let r = r.as_str().unwrap();
+            args[r] = t["inputSchema"]["properties"][r]["enum"][0].clone();
+        }
+        let before = w.fake.requests().len();
+        let reply = w.mcp_call(name, args);
+        let text: String = reply["content"][0]["text"].as_str().unwrap_or("").chars().take(300).collect();
+        assert_eq!(reply["structuredContent"]["account"], "bob", "{name}: {text}");
+        let sent = &w.fake.requests()[before..];
+        assert!(!sent.is_empty(), "{name} asked Withings nothing");
+        for rec in sent {
+            assert_eq!(rec.user.as_deref(), Some(USERID2), "{name}: {} carried another token", rec.path);
+        }
+    }
+    w.assert_no_secrets();
+}
+
 #[test]
 fn revoking_one_account_leaves_the_other_working() {
     let w = World::new("acc-revoke");
