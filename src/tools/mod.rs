@@ -88,8 +88,8 @@ impl Ctx {
     pub fn client(&self, cfg: &Config, zone: &Zone) -> Result<Client> {
         match self.demo() {
             true => {
-                demo::person(&self.env.account()?)?;
-                Client::demo(Box::new(DemoUpstream::new(self.now, zone.clone())), self.now)
+                let person = demo::person(&self.env.account()?)?;
+                Client::demo(Box::new(DemoUpstream::of(person, self.now, zone.clone())), self.now)
                     .within(&self.call, cfg)
             }
             false => self.api_client(cfg),

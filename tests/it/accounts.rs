@@ -427,3 +427,45 @@ fn resources_prompts_and_completion_work_per_account() {
     assert_eq!(body["account"], "default");
     w.assert_no_secrets();
 }
+
+/// The demo household: `default` and `sam`, with different data, every account feature without
+/// credentials; an account the demo does not have is refused by name.
+#[test]
+fn the_demo_has_two_people() {
+    let w = World::new("acc-demo");
+    let demo = |argv: &[&str]| {
+        let mut c = w.command();
+        c.arg("--demo").args(argv);
+        run(c)
+    };
+    let r = demo(&["call", "withings_accounts"]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let names: Vec<&str> =
+        v["accounts"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["default", "sam"], "{v}");
+    let weight = |argv: &[&str]| {
+        let r = demo(argv);
+        assert_eq!(r.code, 0, "{argv:?}: {}", r.all());
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        (
+            v["account"].as_str().unwrap().to_string(),
+            v["records"][0]["measures"][0]["value"].as_f64().unwrap(),
+        )
+    };
+    let list = ["call", "withings_list_body_measures", "--json", r#"{"types": ["weight"]}"#];
+    let (a, alex) = weight(&list);
+    let (s, sam) = weight(&[&["--account", "sam"], &list[..]].concat());
+    assert_eq!((a.as_str(), s.as_str()), ("default", "sam"));
+    assert!(alex > 70.0 && sam < 65.0, "{alex} {sam}");
+    let r = demo(&["--account", "sam", "call", "withings_daily_summary", "--markdown"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("> Account: `sam`") && r.stdout.contains("## Sleep"), "{}", r.stdout);
+    let r = demo(&["--account", "bob", "call", "withings_list_activity"]);
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.stderr.contains("the demo has no account `bob`; its accounts are default, sam"),
+        "{}",
+        r.stderr
+    );
+    assert!(w.fake.requests().is_empty(), "the demo never calls Withings");
+}

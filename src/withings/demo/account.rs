@@ -72,6 +72,87 @@ pub const SLEEP_MAT: Device = Device {
 };
 pub const DEVICES: [&Device; 5] = [&SCALE, &BPM_CONNECT, &BPM_CORE, &WATCH, &SLEEP_MAT];
 
+/// One person of the demo household: the habits and devices that set them apart.
+#[derive(Debug)]
+pub struct Person {
+    /// Mixed into every random stream; 0 for the first person, whose days predate the second.
+    pub stream: u64,
+    pub devices: &'static [&'static Device],
+    /// Weight (kg) and fat ratio (%) before the last 12 weeks, and kg lost per week since.
+    pub weight: f64,
+    pub fat_pct: f64,
+    pub loss_per_week: f64,
+    /// Resting pulse; nights run 8 bpm below it.
+    pub pulse: i64,
+    /// Usual weigh-in and bedtime (hh, mm), and minutes of sleep a night.
+    pub weigh_at: (i64, i64),
+    pub bed_at: (i64, i64),
+    pub sleep_min: i64,
+    /// Steps on a weekday and on a weekend day, before workouts.
+    pub steps: (i64, i64),
+    /// Workouts by ISO weekday: (weekday, category, hh, mm, chance, minutes from, to).
+    pub plan: &'static [(u32, i64, i64, i64, f64, i64, i64)],
+    /// Takes the travel week, naps on weekends, takes blood pressure (BPM Connect, BPM Core).
+    pub travels: bool,
+    pub naps: bool,
+    pub bpm: bool,
+}
+
+impl Person {
+    pub fn has(&self, d: &Device) -> bool {
+        self.devices.iter().any(|x| x.id == d.id)
+    }
+}
+
+/// The first person: the scale, two blood pressure monitors, the watch and the sleep mat;
+/// losing weight slowly, a runner and cyclist who travels and naps.
+pub const ALEX: Person = Person {
+    stream: 0,
+    devices: &DEVICES,
+    weight: 79.4,
+    fat_pct: 23.4,
+    loss_per_week: 0.25,
+    pulse: 64,
+    weigh_at: (7, 10),
+    bed_at: (23, 5),
+    sleep_min: 426,
+    steps: (6900, 8200),
+    plan: &[
+        (1, 16, 19, 0, 0.5, 40, 55),
+        (2, 2, 18, 30, 0.8, 32, 50),
+        (4, 2, 18, 30, 0.8, 32, 50),
+        (6, 6, 9, 30, 0.7, 60, 120),
+        (7, 7, 10, 0, 0.4, 35, 45),
+    ],
+    travels: true,
+    naps: true,
+    bpm: true,
+};
+
+/// The second person: the same scale and a watch (which also tracks sleep), nothing else; an
+/// early riser who runs before work and does yoga, weight creeping up, never away.
+pub const SAM: Person = Person {
+    stream: 0x5A,
+    devices: &[&SCALE, &WATCH],
+    weight: 61.8,
+    fat_pct: 26.5,
+    loss_per_week: -0.04,
+    pulse: 58,
+    weigh_at: (6, 20),
+    bed_at: (22, 15),
+    sleep_min: 465,
+    steps: (9800, 12_500),
+    plan: &[
+        (1, 2, 6, 35, 0.85, 30, 45),
+        (3, 28, 19, 30, 0.6, 45, 60),
+        (5, 2, 6, 35, 0.85, 30, 45),
+        (6, 2, 8, 0, 0.75, 70, 110),
+    ],
+    travels: false,
+    naps: false,
+    bpm: false,
+};
+
 /// One measure inside a group: the real value is `value × 10^unit`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Measure {
@@ -187,6 +268,7 @@ pub struct Heart {
 /// The whole account, every list sorted by time ascending.
 #[derive(Debug)]
 pub struct Account {
+    pub person: &'static Person,
     pub now: i64,
     pub today: CivilDate,
     pub home_tz: String,
@@ -200,12 +282,13 @@ pub struct Account {
     pub hearts: Vec<Heart>,
 }
 
-/// Generates the account as seen at `now` by a person living in `zone`.
-pub fn generate(now: i64, zone: &Zone) -> Account {
+/// Generates `person`'s account as seen at `now` by someone living in `zone`.
+pub fn generate(person: &'static Person, now: i64, zone: &Zone) -> Account {
     let today = zone.local_date(Instant(now));
     let (trip_tz, trip_zone) = trip_zone(zone, now);
     let home_tz = zone.name().to_string();
     let mut acc = Account {
+        person,
         now,
         today,
         home_tz: home_tz.clone(),
@@ -217,8 +300,9 @@ pub fn generate(now: i64, zone: &Zone) -> Account {
         hearts: Vec::new(),
     };
     for back in (0..DAYS).rev() {
-        let trip = (TRIP_BACK.1..=TRIP_BACK.0).contains(&back);
+        let trip = person.travels && (TRIP_BACK.1..=TRIP_BACK.0).contains(&back);
         let day = Day {
+            p: person,
             date: today.add_days(-back),
             back,
             zone: if trip { &trip_zone } else { zone },
@@ -243,6 +327,7 @@ pub fn generate(now: i64, zone: &Zone) -> Account {
 
 /// The per-day context: which zone the person is in and how long ago the day was.
 struct Day<'a> {
+    p: &'static Person,
     date: CivilDate,
     back: i64,
     zone: &'a Zone,
@@ -260,7 +345,7 @@ impl Day<'_> {
         at_local(self.zone, self.date, hh * 3600 + (mm + extra_min) * 60)
     }
     fn rng(&self, stream: u64) -> Rng {
-        Rng::new(self.date, stream)
+        Rng::new(self.date, stream ^ (self.p.stream << 8))
     }
     fn weekend(&self) -> bool {
         self.date.iso_weekday() >= 6
@@ -291,17 +376,18 @@ fn at_local(zone: &Zone, date: CivilDate, secs: i64) -> i64 {
 // Body: weigh-ins, blood pressure, ECG
 // ---------------------------------------------------------------------------------------------
 
-/// The person's weight trend on a day: a gentle wobble around 79.4 kg until 12 weeks ago, then a
-/// steady 0.25 kg/week loss; a little higher during the restaurant-heavy trip.
+/// The person's weight trend on a day: a gentle wobble around their weight until 12 weeks ago, then
+/// a steady loss (0.25 kg/week for the first person); a little higher during the restaurant-heavy
+/// trip.
 fn weight_trend(day: &Day) -> f64 {
     const LOSS_DAYS: i64 = 84;
     let wobble = match day.back > LOSS_DAYS {
         true => 0.5 * triangle((day.back - LOSS_DAYS) as f64 / 150.0),
         false => 0.0,
     };
-    let loss = (LOSS_DAYS - day.back).max(0) as f64 * 0.25 / 7.0;
+    let loss = (LOSS_DAYS - day.back).max(0) as f64 * day.p.loss_per_week / 7.0;
     let trip = if day.trip() { 0.3 } else { 0.0 };
-    79.4 + wobble - loss + trip
+    day.p.weight + wobble - loss + trip
 }
 
 /// Progress of the weight loss, 0 before it started, 1 today.
@@ -346,10 +432,11 @@ fn weigh_in(acc: &mut Account, day: &Day) {
     let skipped = r.chance(0.15);
     let forced = matches!(day.back, 0 | 1 | LATE_BACK | GUEST_BACK | MANUAL_BACK);
     let weekend_lie_in = if day.weekend() { 45 } else { 0 };
-    let date = day.at(7, 10, r.range(-12, 20) + weekend_lie_in);
+    let date = day.at(day.p.weigh_at.0, day.p.weigh_at.1, r.range(-12, 20) + weekend_lie_in);
     let weight = weight_trend(day) + 0.4 * r.noise();
-    let fat_pct = 23.4 - 1.2 * loss_progress(day.back) + 0.3 * r.noise();
-    let pulse = 64 + r.range(-4, 4);
+    let fat_pct =
+        day.p.fat_pct - 1.2 * loss_progress(day.back) * day.p.loss_per_week / 0.25 + 0.3 * r.noise();
+    let pulse = day.p.pulse + r.range(-4, 4);
     let pwv = 7.2 + 0.15 * r.noise();
     let base_id = 1_000_000_000 + day.date.days() * 10;
     if !skipped || forced {
@@ -369,7 +456,8 @@ fn weigh_in(acc: &mut Account, day: &Day) {
             measures: composition(weight, fat_pct, pulse, pwv),
         });
     }
-    if day.back == GUEST_BACK {
+    // (The guest's weigh-in went to the first person, whose scale it is.)
+    if day.back == GUEST_BACK && day.p.stream == 0 {
         // A visiting friend stepped on the scale: ambiguous attribution, a very different body.
         let date = day.at(19, 40, 0);
         acc.groups.push(Group {
@@ -400,7 +488,7 @@ fn weigh_in(acc: &mut Account, day: &Day) {
 }
 
 fn blood_pressure(acc: &mut Account, day: &Day) {
-    if day.trip() {
+    if day.trip() || !day.p.bpm {
         return;
     }
     let mut r = day.rng(2);
@@ -497,6 +585,7 @@ fn night(acc: &mut Account, day: &Day) {
         return; // the mat missed the night (never on a nap day: a nap must not stand in for a night)
     }
     let eve = Day {
+        p: day.p,
         date: day.date.add_days(-1),
         back: day.back + 1,
         zone: day.zone,
@@ -504,9 +593,10 @@ fn night(acc: &mut Account, day: &Day) {
         trip_night: -1,
     };
     let late = if eve.weekend() || eve.date.iso_weekday() == 5 { 40 } else { 0 };
-    let bed = eve.at(23, 5, r.range(-25, 30) + late);
+    let bed = eve.at(day.p.bed_at.0, day.p.bed_at.1, r.range(-25, 30) + late);
     let jet_lag = matches!(day.trip_night, 0 | 1);
-    let target_min = 426 + r.range(-40, 40) + if jet_lag { -70 } else { 0 } + if late > 0 { 25 } else { 0 };
+    let target_min =
+        day.p.sleep_min + r.range(-40, 40) + if jet_lag { -70 } else { 0 } + if late > 0 { 25 } else { 0 };
     let mut b = Builder::new(bed);
     b.push(0, r.range(4, 22));
     let mut slept = 0;
@@ -534,8 +624,8 @@ fn night(acc: &mut Account, day: &Day) {
         }
     }
     b.push(0, r.range(3, 15));
-    let home = !day.trip();
-    let hr_avg = 56 + r.range(-3, 3) + if jet_lag { 5 } else { 0 };
+    let home = !day.trip() && day.p.has(&SLEEP_MAT);
+    let hr_avg = day.p.pulse - 8 + r.range(-3, 3) + if jet_lag { 5 } else { 0 };
     let rr_avg = 14 + r.range(-1, 1);
     let segments = b.segments;
     let end = segments.last().map_or(bed, |s| s.end);
@@ -590,7 +680,7 @@ fn nap(acc: &mut Account, day: &Day) {
 
 fn naps(day: &Day) -> bool {
     let mut r = day.rng(4);
-    !day.trip() && (day.back == NAP_BACK || (day.back < 120 && day.weekend() && r.chance(0.25)))
+    day.p.naps && !day.trip() && (day.back == NAP_BACK || (day.back < 120 && day.weekend() && r.chance(0.25)))
 }
 
 /// Appends adjacent sleep segments, whole minutes each.
@@ -628,12 +718,10 @@ fn workouts(acc: &mut Account, day: &Day) -> Done {
     let mut r = day.rng(5);
     let wd = day.date.iso_weekday();
     // (category, hh, mm, minutes)
-    let plan = match (day.trip(), wd) {
+    let usual = day.p.plan.iter().find(|x| x.0 == wd);
+    let plan = match (day.trip(), usual) {
         (true, _) => Some((1, 16, 0, r.range(50, 110))),
-        (false, 2 | 4) if r.chance(0.8) => Some((2, 18, 30, r.range(32, 50))),
-        (false, 6) if r.chance(0.7) => Some((6, 9, 30, r.range(60, 120))),
-        (false, 7) if r.chance(0.4) => Some((7, 10, 0, r.range(35, 45))),
-        (false, 1) if r.chance(0.5) => Some((16, 19, 0, r.range(40, 55))),
+        (false, Some(&(_, cat, hh, mm, p, lo, hi))) if r.chance(p) => Some((cat, hh, mm, r.range(lo, hi))),
         _ => None,
     };
     let Some((category, hh, mm, mins)) = plan else { return Done::default() };
@@ -690,7 +778,7 @@ fn activity(acc: &mut Account, day: &Day, done: Done, now: i64) {
     }
     let lived = ((now - day_start.0) as f64 / (day_end.0 - day_start.0) as f64).clamp(0.0, 1.0);
     let (w_intense, w_moderate, w_steps, w_kcal) = (done.intense, done.moderate, done.steps, done.calories);
-    let base = if day.weekend() { 8200 } else { 6900 } + if day.trip() { 5000 } else { 0 };
+    let base = if day.weekend() { day.p.steps.1 } else { day.p.steps.0 } + if day.trip() { 5000 } else { 0 };
     let steps = (base + r.range(-2500, 3500)).max(900) + w_steps;
     let moderate = r.range(900, 2600) + w_moderate;
     let intense = r.range(0, 400) + w_intense;
@@ -716,8 +804,8 @@ fn activity(acc: &mut Account, day: &Day, done: Done, now: i64) {
         intense: scale(intense),
         calories: (calories * lived * 10.0).round() / 10.0,
         totalcalories: ((1710.0 + calories) * lived * 10.0).round() / 10.0,
-        hr_average: 68 + r.range(-4, 4),
-        hr_min: 49 + r.range(-3, 3),
+        hr_average: day.p.pulse + 4 + r.range(-4, 4),
+        hr_min: day.p.pulse - 15 + r.range(-3, 3),
         hr_max,
         hr_zones: [scale(z0), scale(z1), scale(z2), scale(z3)],
     });
@@ -764,5 +852,47 @@ impl Rng {
     }
     pub fn chance(&mut self, p: f64) -> bool {
         self.unit() < p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::days_from_civil;
+
+    /// The two people of the demo household differ in devices and habits, day after day.
+    #[test]
+    fn the_second_person_has_other_devices_and_habits() {
+        let now = days_from_civil(2026, 3, 15) * DAY_SECS + 11 * 3600;
+        let zone = Zone::from_posix("CET-1CEST,M3.5.0,M10.5.0/3").unwrap();
+        let (alex, sam) = (generate(&ALEX, now, &zone), generate(&SAM, now, &zone));
+        let devices = |a: &Account| -> Vec<&str> {
+            DEVICES.iter().filter(|d| a.person.has(d)).map(|d| d.model).collect()
+        };
+        assert_eq!(devices(&alex).len(), 5);
+        assert_eq!(devices(&sam), ["Body Cardio", "ScanWatch 2"]);
+        // No blood pressure monitor, no ECG, no sleep mat (the watch tracks nights), no trip, no nap.
+        assert!(!alex.hearts.is_empty() && sam.hearts.is_empty());
+        let bp = |a: &Account| a.groups.iter().filter(|g| g.measures.iter().any(|m| m.kind == 10)).count();
+        assert!(bp(&alex) > 100 && bp(&sam) == 0);
+        assert!(sam.sleeps.iter().all(|s| s.device.id == WATCH.id && s.breathing.is_none() && !s.nap));
+        assert!(alex.sleeps.iter().any(|s| s.nap) && alex.sleeps.iter().any(|s| s.device.id == SLEEP_MAT.id));
+        let away = |a: &Account| a.sleeps.iter().filter(|s| s.tz != a.home_tz).count();
+        assert!(away(&alex) > 0 && away(&sam) == 0);
+        // Lighter, earlier to bed, more steps, runs and yoga (never a ride or a swim).
+        let latest = |a: &Account| {
+            a.groups.iter().rev().find_map(|g| g.measures.iter().find(|m| m.kind == 1)).map(|m| m.value)
+        };
+        assert!(latest(&sam).unwrap() < 65_000 && latest(&alex).unwrap() > 70_000);
+        let steps = |a: &Account| a.activities.iter().map(|x| x.steps).sum::<i64>();
+        assert!(steps(&sam) > steps(&alex) * 5 / 4);
+        let cats =
+            |a: &Account| a.workouts.iter().map(|w| w.category).collect::<std::collections::BTreeSet<_>>();
+        assert_eq!(cats(&sam).into_iter().collect::<Vec<_>>(), [2, 28]);
+        assert!(cats(&alex).contains(&6) && cats(&alex).contains(&7));
+        let bed_hour =
+            |s: &Sleep| ((s.start() + zone.offset_at(Instant(s.start())) as i64) % DAY_SECS) / 3600;
+        assert!(sam.sleeps.iter().filter(|s| bed_hour(s) == 22).count() > sam.sleeps.len() / 2);
+        assert!(alex.sleeps.iter().filter(|s| !s.nap && bed_hour(s) == 22).count() < alex.sleeps.len() / 4);
     }
 }

@@ -25,7 +25,7 @@ mod wire;
 use serde_json::{Value, json};
 
 use crate::domain::time::{CivilDate, Zone};
-use crate::withings::demo::account::Account;
+use crate::withings::demo::account::{Account, Person};
 use crate::withings::upstream::{Reply, Upstream};
 use crate::{Error, Result};
 
@@ -33,17 +33,19 @@ use crate::{Error, Result};
 pub const DEMO_ACCESS_TOKEN: &str = "demo-access-token";
 /// The refresh token the demo's token endpoints hand out.
 pub const DEMO_REFRESH_TOKEN: &str = "demo-refresh-token";
-/// The demo's people, by account name.
-pub const PEOPLE: &[&str] = &["default"];
+/// The demo's people, by account name (`account::PERSONS` in the same order).
+pub const PEOPLE: &[&str] = &["default", "sam"];
 
 /// Which of the demo's people `account` is; an account the demo does not have is refused.
-pub fn person(account: &crate::store::accounts::Account) -> Result<usize> {
-    PEOPLE.iter().position(|p| *p == account.name()).ok_or_else(|| {
-        Error::Unavailable(format!(
+pub fn person(account: &crate::store::accounts::Account) -> Result<&'static Person> {
+    match PEOPLE.iter().position(|p| *p == account.name()) {
+        Some(1) => Ok(&account::SAM),
+        Some(_) => Ok(&account::ALEX),
+        None => Err(Error::Unavailable(format!(
             "the demo has no account `{account}`; its accounts are {}",
             PEOPLE.join(", ")
-        ))
-    })
+        ))),
+    }
 }
 /// The demo user's id.
 pub const DEMO_USERID: i64 = 4_242_001;
@@ -63,7 +65,12 @@ pub struct DemoUpstream {
 impl DemoUpstream {
     /// Generates the account as seen at `now` (Unix seconds) by a person living in `zone`.
     pub fn new(now: i64, zone: Zone) -> DemoUpstream {
-        DemoUpstream { account: account::generate(now, &zone) }
+        DemoUpstream::of(&account::ALEX, now, zone)
+    }
+
+    /// `person`'s account, as `new` generates the first person's.
+    pub fn of(person: &'static Person, now: i64, zone: Zone) -> DemoUpstream {
+        DemoUpstream { account: account::generate(person, now, &zone) }
     }
 
     /// The demo's "today": the local date of `now` in the zone it was built with.

@@ -316,6 +316,7 @@ pub fn devices(acc: &Account) -> Value {
     let first = acc.now - 420 * 86_400;
     let list: Vec<Value> = DEVICES
         .iter()
+        .filter(|d| acc.person.has(d))
         .map(|d| {
             let sleep_mat = d.model_id == SLEEP_MAT.model_id;
             json!({
