@@ -5,6 +5,7 @@
 //! `Client::page_through` (or split windows for sleep detail) → the domain decoder → privacy
 //! mode → units → markdown. Each tool only declares what differs (`Spec`).
 
+use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -666,25 +667,52 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, decode: &Decode) -> R
     let mut zones = Zones::new(s.zone.clone());
     let (records, lines): (Vec<Value>, Vec<String>) =
         decode(&fetched.rows, fetched.timezone.as_deref(), &mut zones, &s)?.into_iter().unzip();
-    let mut out = json!({
-        "count": records.len(),
-        "records": records,
-        "has_more": fetched.has_more,
-        "empty": records.is_empty() && !fetched.has_more,
-        "range": range_out(&range, &s.zone),
-        "privacy_mode": s.privacy.name(),
-        "units": s.units.name(),
-        "upstream": {"action": format!("{} {}", spec.path, spec.action), "requests": client.requests_sent()},
-    });
-    if fetched.budget_spent {
-        let limit = crate::withings::budget::MAX_REQUESTS;
-        out["upstream"]["stopped"] = json!(format!("request limit reached ({limit} per call)"));
-    }
-    if let (Some(next), Some(obj)) = (fetched.next_offset.filter(|_| fetched.has_more), out.as_object_mut()) {
-        obj.insert("next_offset".into(), json!(next));
-    }
+    let stopped = fetched
+        .budget_spent
+        .then(|| format!("request limit reached ({} per call)", crate::withings::budget::MAX_REQUESTS));
+    let out = ListOut {
+        count: records.len(),
+        empty: records.is_empty() && !fetched.has_more,
+        records,
+        has_more: fetched.has_more,
+        range: range_out(&range, &s.zone),
+        privacy_mode: s.privacy.name(),
+        units: s.units.name(),
+        upstream: UpstreamOut {
+            action: format!("{} {}", spec.path, spec.action),
+            requests: client.requests_sent(),
+            stopped,
+        },
+        next_offset: fetched.next_offset.filter(|_| fetched.has_more),
+    };
     let markdown = list_markdown(spec, &out, &lines);
-    Ok(Output { structured: out, markdown, extra: Vec::new() })
+    let structured = serde_json::to_value(out).map_err(|e| Error::json("a list answer", e))?;
+    Ok(Output { structured, markdown, extra: Vec::new() })
+}
+
+/// A list tool's answer.
+#[derive(Debug, Serialize)]
+struct ListOut {
+    count: usize,
+    records: Vec<Value>,
+    has_more: bool,
+    empty: bool,
+    range: WindowOut,
+    privacy_mode: &'static str,
+    units: &'static str,
+    upstream: UpstreamOut,
+    /// Where to continue when there is more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_offset: Option<i64>,
+}
+
+/// Which action answered, in how many requests, and why it stopped early, if it did.
+#[derive(Debug, Serialize)]
+struct UpstreamOut {
+    action: String,
+    requests: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<String>,
 }
 
 /// The range as dates and instants in the user's zone, for the answer.
@@ -784,17 +812,11 @@ fn measure_filter(args: &Map<String, Value>) -> Result<MeasureFilter> {
     Ok(MeasureFilter { types, attrib })
 }
 
-fn list_markdown(spec: &Spec, out: &Value, lines: &[String]) -> String {
-    let count = out["count"].as_u64().unwrap_or(0);
-    let range = &out["range"];
-    let mut md = format!(
-        "# {} {} → {} ({})\n\n",
-        title_case(spec.noun),
-        range["after"].as_str().unwrap_or(""),
-        range["before"].as_str().unwrap_or(""),
-        range["zone"].as_str().unwrap_or("")
-    );
-    match count {
+fn list_markdown(spec: &Spec, out: &ListOut, lines: &[String]) -> String {
+    let range = &out.range;
+    let mut md =
+        format!("# {} {} → {} ({})\n\n", title_case(spec.noun), range.after, range.before, range.zone);
+    match out.count {
         0 => md.push_str(&format!("No {} recorded in this range.\n", spec.noun)),
         _ => {
             for line in lines {
@@ -802,22 +824,18 @@ fn list_markdown(spec: &Spec, out: &Value, lines: &[String]) -> String {
             }
         }
     }
-    if let Some(why) = out["upstream"]["stopped"].as_str() {
+    if let Some(why) = &out.upstream.stopped {
         md.push_str(&format!("\nStopped early: {why}.\n"));
     }
-    if out["has_more"] == true {
-        match out.get("next_offset") {
+    if out.has_more {
+        match out.next_offset {
             Some(n) => md.push_str(&format!("\nMore {} exist: call again with `offset` = {n}.\n", spec.noun)),
             None => {
                 md.push_str(&format!("\nMore {} exist: narrow `after`/`before` to see them.\n", spec.noun))
             }
         }
     }
-    md.push_str(&format!(
-        "\n{count} {} · privacy mode `{}`\n",
-        spec.noun,
-        out["privacy_mode"].as_str().unwrap_or("")
-    ));
+    md.push_str(&format!("\n{} {} · privacy mode `{}`\n", out.count, spec.noun, out.privacy_mode));
     md
 }
 
