@@ -469,3 +469,28 @@ fn the_demo_has_two_people() {
     );
     assert!(w.fake.requests().is_empty(), "the demo never calls Withings");
 }
+
+/// `WITHINGS_TOKEN_PATH` moves the default account's file only: named accounts stay under
+/// `~/.withings-mcp/accounts/`, and each reads its own file.
+#[test]
+fn the_token_path_variable_moves_the_default_account_only() {
+    let mut w = World::new("acc-path");
+    sign_in(&w, "bob", USERID2);
+    serve_activity_by_user(&w);
+    let moved = w.home.dir.join("elsewhere/tokens.json");
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::rename(w.home.token_path(), &moved).unwrap();
+    w.set("WITHINGS_TOKEN_PATH", moved.to_str().unwrap());
+    let (_, v) = w.call("withings_accounts", json!({}));
+    let paths: Vec<&str> =
+        v["accounts"].as_array().unwrap().iter().map(|a| a["token_path"].as_str().unwrap()).collect();
+    assert_eq!(paths, [moved.to_str().unwrap(), account_tokens(&w, "bob").to_str().unwrap()], "{v}");
+    for (account, user) in [("default", USERID), ("bob", USERID2)] {
+        let before = w.fake.requests().len();
+        let (r, v) = w.call("withings_list_activity", json!({"account": account}));
+        assert_eq!((r.code, v["account"].as_str()), (0, Some(account)), "{}", r.all());
+        assert!(w.fake.requests()[before..].iter().all(|rec| rec.user.as_deref() == Some(user)), "{account}");
+    }
+    assert!(!w.home.token_path().exists(), "nothing written at the usual default path");
+    w.assert_no_secrets();
+}
