@@ -364,8 +364,11 @@ fn accounts_status_doctor_and_audit_cover_every_account_and_show_no_token() {
         assert_eq!(a["file_mode"], "0600");
     }
     assert_eq!((list[0]["default"].as_bool(), list[1]["default"].as_bool()), (Some(true), Some(false)));
-    let (_, v) = w.call("withings_connection_status", json!({}));
-    assert_eq!(v["accounts"].as_array().unwrap().len(), 2, "{v}");
+    // Status and the privacy audit: the same states (connected, scopes, freshness, file mode).
+    for tool in ["withings_connection_status", "withings_privacy_audit"] {
+        let (_, v) = w.call(tool, json!({}));
+        assert_eq!(&v["accounts"], &json!(list), "{tool}");
+    }
     let (_, v) = w.call("withings_privacy_audit", json!({}));
     let bob_file = account_tokens(&w, "bob").display().to_string();
     let f = v["files"].as_array().unwrap().iter().find(|f| f["path"] == bob_file.as_str()).unwrap();
