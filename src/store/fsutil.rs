@@ -34,32 +34,95 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
 /// fsync the directory. Readers see the old file or the new one; on failure the temp file is
 /// removed and `path` is untouched.
 pub fn write_atomic_with(path: &Path, bytes: &[u8], opts: WriteOptions) -> Result<()> {
-    let ctx = || format!("writing {}", path.display());
-    if opts.refuse_symlink && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(Error::Config(format!(
+    let mut staged = Staged::create(path, opts)?;
+    staged.write_all(bytes).map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
+    staged.commit()
+}
+
+/// A file being written in the background of `path`: a temp file beside it (as in
+/// `write_atomic_with`) that takes the content as it comes, then replaces `path` on `commit`.
+/// Dropped without a commit (an error, a failed run), it removes its temp file and leaves `path`
+/// as it was. This is how a file far larger than memory is replaced atomically.
+pub struct Staged {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: io::BufWriter<File>,
+    opts: WriteOptions,
+    committed: bool,
+}
+
+impl Staged {
+    /// Starts replacing `path`: refuses a symbolic link there when `opts` says so, and creates
+    /// the temp file with `opts.mode`.
+    pub fn create(path: &Path, opts: WriteOptions) -> Result<Staged> {
+        refuse_link(path, opts)?;
+        let ctx = || format!("writing {}", path.display());
+        let (tmp, file) = create_temp(path, &parent(path), opts.mode).map_err(|e| Error::io(ctx(), e))?;
+        // The mode passed to open is filtered by the umask; set it explicitly as well.
+        if let Err(e) = file.set_permissions(fs::Permissions::from_mode(opts.mode)) {
+            let _ = fs::remove_file(&tmp);
+            return Err(Error::io(ctx(), e));
+        }
+        let file = io::BufWriter::with_capacity(64 * 1024, file);
+        Ok(Staged { path: path.to_path_buf(), tmp, file, opts, committed: false })
+    }
+
+    /// The file this replaces.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The temp file being written (read back by a second pass, e.g. CSV from JSON lines).
+    pub fn temp_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Flushes, fsyncs and renames the temp file over `path`, then fsyncs the directory. A link
+    /// planted at `path` meanwhile is still refused when the options say so.
+    pub fn commit(mut self) -> Result<()> {
+        refuse_link(&self.path, self.opts)?;
+        let done = (|| -> io::Result<()> {
+            self.file.flush()?;
+            self.file.get_ref().sync_all()?;
+            fs::rename(&self.tmp, &self.path)
+        })();
+        done.map_err(|e| Error::io(format!("writing {}", self.path.display()), e))?;
+        self.committed = true;
+        // Persist the rename itself; a failure here is not worth failing the write for on file
+        // systems that refuse to fsync a directory.
+        if let Ok(d) = File::open(parent(&self.path)) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Write for Staged {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn refuse_link(path: &Path, opts: WriteOptions) -> Result<()> {
+    match opts.refuse_symlink && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        true => Err(Error::Config(format!(
             "{} is a symbolic link; refusing to replace it (write to its target's path instead)",
             path.display()
-        )));
+        ))),
+        false => Ok(()),
     }
-    let dir = parent(path);
-    let (tmp, mut file) = create_temp(path, &dir, opts.mode).map_err(|e| Error::io(ctx(), e))?;
-    let written = (|| -> io::Result<()> {
-        // The mode passed to open is filtered by the umask; set it explicitly as well.
-        file.set_permissions(fs::Permissions::from_mode(opts.mode))?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(Error::io(ctx(), e));
-    }
-    // Persist the rename itself; a failure here is not worth failing the write for on file
-    // systems that refuse to fsync a directory.
-    if let Ok(d) = File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
 }
 
 /// A new temp file next to `path`. A name already taken (a leftover of a crashed process that
@@ -68,13 +131,19 @@ fn create_temp(path: &Path, dir: &Path, mode: u32) -> io::Result<(PathBuf, File)
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut tries = 0;
     loop {
-        let tmp = dir.join(format!(".{name}.tmp-{}-{}", std::process::id(), unique_suffix()));
+        let tmp = dir.join(format!("{}{}-{}", temp_prefix(&name), std::process::id(), unique_suffix()));
         match OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 100 => tries += 1,
             Err(e) => return Err(e),
         }
     }
+}
+
+/// How the temp files of `name` begin (`.name.tmp-`), so that the ones a killed process left
+/// behind can be found and removed.
+pub fn temp_prefix(name: &str) -> String {
+    format!(".{name}.tmp-")
 }
 
 /// Creates `dir` (and parents) with mode 0700 when it does not exist. An existing directory's

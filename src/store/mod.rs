@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod config;
 pub mod fsutil;
 pub mod http_token;
+pub mod outdir;
 pub mod pending;
 pub mod tokens;
 pub mod zones;
