@@ -26,6 +26,7 @@ use crate::store::tokens::{self, Grant, Tokens};
 use crate::withings::budget::{self, Call, Event, Level, MAX_REQUESTS, Sink};
 use crate::withings::http::HttpUpstream;
 use crate::withings::oauth;
+use crate::withings::pace::Pace;
 use crate::withings::sign;
 use crate::withings::status::{self, Class};
 use crate::withings::upstream::{Reply, Upstream};
@@ -70,6 +71,17 @@ pub struct Page<R> {
     pub budget_spent: bool,
 }
 
+/// How a walk over pages (`Client::each_page`) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Walk {
+    /// Withings said there was no more.
+    End,
+    /// The visitor asked to stop.
+    Stopped,
+    /// The call's request budget ran out; `next_offset` is the first page not fetched.
+    Budget { next_offset: Option<i64> },
+}
+
 /// A client for one user's Withings account.
 pub struct Client {
     client_id: Option<String>,
@@ -93,6 +105,10 @@ pub struct Client {
     sink: Option<Rc<dyn Sink>>,
     /// Requests this client expects to send in all, when known (reported as progress `total`).
     expected: Option<usize>,
+    /// Requests this client may send: a call's `MAX_REQUESTS`, unbounded for a paced job.
+    budget: usize,
+    /// A long job's pacing (export), consulted before every request.
+    pace: Option<Pace>,
 }
 
 impl Client {
@@ -125,6 +141,8 @@ impl Client {
             deadline: None,
             sink: None,
             expected: None,
+            budget: MAX_REQUESTS,
+            pace: None,
         })
     }
 
@@ -148,6 +166,8 @@ impl Client {
             deadline: None,
             sink: None,
             expected: None,
+            budget: MAX_REQUESTS,
+            pace: None,
         }
     }
 
@@ -171,14 +191,25 @@ impl Client {
         Ok(self)
     }
 
+    /// A client for a long job that is not a tool call (export): no per-call request budget, but
+    /// every request waits for `pace` (none for the demo, which has no rate limit), and a retry
+    /// may wait out a `Retry-After` of up to a minute (`WITHINGS_NO_RETRY` still means one try).
+    pub fn for_job(mut self, pace: Option<Pace>) -> Client {
+        const LONG_WAIT_MS: u64 = 65_000;
+        self.budget = usize::MAX;
+        self.pace = pace;
+        self.retry.max_total_ms = self.retry.max_total_ms.max(LONG_WAIT_MS);
+        self
+    }
+
     /// Says that about `more` requests will follow (reported as the progress `total`).
     pub fn expect(&mut self, more: usize) {
-        self.expected = Some(self.sent + more.min(MAX_REQUESTS.saturating_sub(self.sent)));
+        self.expected = Some(self.sent + more.min(self.budget.saturating_sub(self.sent)));
     }
 
     /// Requests this client may still send under the call's budget.
     pub fn requests_left(&self) -> usize {
-        MAX_REQUESTS.saturating_sub(self.sent)
+        self.budget.saturating_sub(self.sent)
     }
 
     /// Replaces the retry bounds.
@@ -255,10 +286,65 @@ impl Client {
         limit: usize,
         start_offset: Option<i64>,
     ) -> Result<Page<R::Kept>> {
-        let endpoint = format!("{path} {action}");
         let mut rows: Vec<R::Kept> = Vec::new();
-        let mut offset = start_offset;
         let mut timezone = None;
+        let mut cut = None;
+        let walk = self.each_page::<R>(path, action, params, start_offset, &mut |page, here| {
+            let room = limit.saturating_sub(rows.len());
+            let n = page.rows.len();
+            timezone = page.timezone;
+            if n >= room && (n > room || page.more == Some(true)) {
+                rows.extend(page.rows.into_iter().take(room));
+                cut = match n > room {
+                    true => Some(here + room as i64),
+                    false => page.offset,
+                };
+                return Ok(false);
+            }
+            rows.extend(page.rows);
+            Ok(true)
+        })?;
+        let (more, next_offset, budget_spent) = match walk {
+            Walk::End => (false, None, false),
+            Walk::Stopped => (true, cut, false),
+            Walk::Budget { next_offset } => (true, next_offset, true),
+        };
+        Ok(Page { rows, more, next_offset, timezone, budget_spent })
+    }
+
+    /// Follows `more`/`offset` from `start_offset`, handing each page to `visit` as soon as it
+    /// is decoded (with the offset it was asked at), until Withings has no more rows or `visit`
+    /// answers `false`. Only one page is held at a time: this is how an export streams. Stops
+    /// with `Walk::Budget` when the call's request budget runs out after the first page.
+    pub fn each_page<R: Row>(
+        &mut self,
+        path: &str,
+        action: &str,
+        params: &[(&str, String)],
+        start_offset: Option<i64>,
+        visit: &mut dyn FnMut(PageBody<R>, i64) -> Result<bool>,
+    ) -> Result<Walk> {
+        let endpoint = format!("{path} {action}");
+        self.walk(path, action, params, start_offset, &mut |answer, here| {
+            let page: PageBody<R> = answer.body(&endpoint)?;
+            // The answer's text goes before the rows are used.
+            drop(answer);
+            let (more, next) = (page.more.unwrap_or(false), page.offset);
+            Ok((visit(page, here)?, more, next))
+        })
+    }
+
+    /// The paging loop, compiled once for every row type: `step` decodes one answer, hands it
+    /// over, and says whether to go on, whether Withings has more, and its next offset.
+    fn walk(
+        &mut self,
+        path: &str,
+        action: &str,
+        params: &[(&str, String)],
+        start_offset: Option<i64>,
+        step: &mut dyn FnMut(Answer, i64) -> Result<(bool, bool, Option<i64>)>,
+    ) -> Result<Walk> {
+        let mut offset = start_offset;
         // Bounded by the request budget: every page costs at least one request.
         loop {
             let mut p: Vec<(&str, String)> = params.iter().filter(|(k, _)| *k != "offset").cloned().collect();
@@ -266,47 +352,29 @@ impl Client {
                 p.push(("offset", o.to_string()));
             }
             let answer = match self.call_answer(path, action, &p) {
-                Ok(a) => a,
+                Ok(answer) => answer,
                 Err(Error::Budget { .. }) if offset != start_offset => {
-                    let (more, next_offset) = (true, offset);
-                    return Ok(Page { rows, more, next_offset, timezone, budget_spent: true });
+                    return Ok(Walk::Budget { next_offset: offset });
                 }
                 Err(e) => return Err(e),
             };
-            let page: PageBody<R> = answer.body(&endpoint)?;
-            let more = page.more.unwrap_or(false);
-            let room = limit.saturating_sub(rows.len());
             let here = offset.unwrap_or(0);
-            let n = page.rows.len();
-            if n >= room && (n > room || more) {
-                rows.extend(page.rows.into_iter().take(room));
-                let next_offset = match n > room {
-                    true => Some(here + room as i64),
-                    false => page.offset,
-                };
-                return Ok(Page {
-                    rows,
-                    more: true,
-                    next_offset,
-                    timezone: page.timezone,
-                    budget_spent: false,
-                });
+            let (go_on, more, next) = step(answer, here)?;
+            if !go_on {
+                return Ok(Walk::Stopped);
             }
-            rows.extend(page.rows);
             if !more {
-                let timezone = page.timezone;
-                return Ok(Page { rows, more: false, next_offset: None, timezone, budget_spent: false });
+                return Ok(Walk::End);
             }
-            match page.offset {
+            match next {
                 Some(n) if n > here => offset = Some(n),
                 _ => {
                     return Err(Error::Transport {
-                        endpoint,
+                        endpoint: format!("{path} {action}"),
                         message: "paging offset did not advance; stopped to avoid a loop".to_string(),
                     });
                 }
             }
-            timezone = page.timezone;
         }
     }
 
@@ -484,14 +552,31 @@ impl Client {
         if let Some(e) = self.deadline_error(endpoint, Duration::ZERO) {
             return Err(e);
         }
-        if self.sent >= MAX_REQUESTS {
-            return Err(Error::Budget { endpoint: endpoint.to_string(), limit: MAX_REQUESTS });
+        if self.sent >= self.budget {
+            return Err(Error::Budget { endpoint: endpoint.to_string(), limit: self.budget });
         }
+        self.wait_for_pace();
         self.sent += 1;
         let (n, total) = (self.sent, self.expected.map(|t| t.max(self.sent)));
         self.emit(&Event::Request { endpoint: endpoint.to_string(), n, total });
         self.log(Level::Debug, format!("request {n} of this call: {endpoint}"));
         Ok(self.deadline.map(|(at, _)| at.saturating_duration_since(Instant::now())))
+    }
+
+    /// Holds the next request back until the pace allows it.
+    fn wait_for_pace(&mut self) {
+        let Some(wait) = self.pace.as_ref().map(|p| p.wait(Instant::now())) else { return };
+        if !wait.is_zero() {
+            let limit = self.pace.as_ref().map(Pace::describe).unwrap_or_default();
+            self.log(
+                Level::Info,
+                format!("pacing: {} s before the next request ({limit})", wait.as_secs().max(1)),
+            );
+            (self.sleep)(wait);
+        }
+        if let Some(p) = self.pace.as_mut() {
+            p.sent(Instant::now());
+        }
     }
 
     /// The deadline error when less than a useful slice of time (plus `wait`) is left.
@@ -815,6 +900,30 @@ mod tests {
             "{err}"
         );
         assert_eq!(log.borrow().len(), 60);
+        std::fs::remove_dir_all(h).unwrap();
+    }
+
+    thread_local! {
+        static SLEPT: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+    }
+
+    fn record_sleep(d: Duration) {
+        SLEPT.with(|s| s.set(s.get() + d));
+    }
+
+    #[test]
+    fn a_paced_client_has_no_call_budget_and_waits_for_its_pace() {
+        let pages =
+            (0..70).map(|i| page(&[i], Value::from(1), 1 + i)).chain([page(&[70], Value::from(0), 0)]);
+        let (c, log, h) = client("paced", pages.collect(), 99_999);
+        let mut c = c.with_sleep(record_sleep).for_job(Some(Pace::new(70, Duration::from_secs(3600))));
+        let p = c.page_through::<Value>("/measure", "getmeas", &[], usize::MAX, None).unwrap();
+        assert_eq!((p.rows.len(), p.more, p.budget_spent), (71, false, false));
+        assert_eq!(log.borrow().len(), 71);
+        // The 71st request waited for the first to leave the hour.
+        let slept = SLEPT.with(std::cell::Cell::get);
+        assert!(slept > Duration::from_secs(3590) && slept <= Duration::from_secs(3600), "{slept:?}");
+        assert_eq!(c.requests_left(), usize::MAX - 71);
         std::fs::remove_dir_all(h).unwrap();
     }
 

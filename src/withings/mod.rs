@@ -6,6 +6,7 @@ pub mod client;
 pub mod demo;
 pub mod http;
 pub mod oauth;
+pub mod pace;
 pub mod sign;
 pub mod status;
 pub mod upstream;
