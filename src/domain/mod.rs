@@ -9,6 +9,7 @@ pub mod named;
 pub mod privacy;
 pub mod sleep;
 pub mod summary;
+pub mod table;
 pub mod time;
 pub mod trends;
 pub mod units;

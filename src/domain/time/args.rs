@@ -142,3 +142,31 @@ pub fn split_range(range: &Range, max_secs: i64) -> Vec<(Instant, Instant)> {
     }
     out
 }
+
+/// Splits `range` into windows of at most `days` whole civil days in `zone` (the first and last
+/// cut to the range), for actions that take days (`startdateymd`): no day is asked for twice.
+pub fn day_windows(range: &Range, days: i64, zone: &Zone) -> Vec<Range> {
+    let mut out = Vec::new();
+    let mut d = range.start_date;
+    while d <= range.end_date {
+        let last = d.add_days(days.max(1) - 1).min(range.end_date);
+        let start = zone.local_midnight(d).max(range.start);
+        let end = zone.local_midnight(last.add_days(1)).min(range.end);
+        out.push(Range { start, end, start_date: d, end_date: last });
+        d = last.add_days(1);
+    }
+    out
+}
+
+/// [`split_range`]'s windows as ranges, with the civil days they touch in `zone`.
+pub fn instant_windows(range: &Range, max_secs: i64, zone: &Zone) -> Vec<Range> {
+    split_range(range, max_secs)
+        .into_iter()
+        .map(|(start, end)| Range {
+            start,
+            end,
+            start_date: zone.local_date(start),
+            end_date: zone.local_date(end.plus(-1)),
+        })
+        .collect()
+}

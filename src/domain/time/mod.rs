@@ -19,7 +19,9 @@ mod zone;
 #[cfg(test)]
 mod tests;
 
-pub use args::{DATE_ARG_FORMS, DateArg, Range, parse_date_arg, resolve_range, split_range};
+pub use args::{
+    DATE_ARG_FORMS, DateArg, Range, day_windows, instant_windows, parse_date_arg, resolve_range, split_range,
+};
 pub use civil::{CivilDate, Instant, civil_from_days, days_from_civil, days_in_month, is_leap_year};
 pub use rules::{MAX_POSIX_TZ_LEN, MAX_TZIF_BYTES};
 pub use zone::{Zone, Zones, format_local, format_offset};

@@ -309,3 +309,29 @@ fn split_ranges() {
     let empty = Range { end: Instant(0), ..r };
     assert!(split_range(&empty, 7).is_empty());
 }
+
+#[test]
+fn day_windows_cover_every_day_once() {
+    let z = Zone::fixed(3600);
+    // From 2026-01-01 10:00 local to 2026-01-10 08:00 local, in windows of 4 days.
+    let start = Instant(z.local_midnight(date("2026-01-01")).0 + 10 * 3600);
+    let end = Instant(z.local_midnight(date("2026-01-10")).0 + 8 * 3600);
+    let r = Range { start, end, start_date: date("2026-01-01"), end_date: date("2026-01-10") };
+    let w = day_windows(&r, 4, &z);
+    let days: Vec<(String, String)> =
+        w.iter().map(|w| (w.start_date.to_string(), w.end_date.to_string())).collect();
+    assert_eq!(
+        days,
+        [("2026-01-01", "2026-01-04"), ("2026-01-05", "2026-01-08"), ("2026-01-09", "2026-01-10")]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    assert_eq!((w[0].start, w[2].end), (start, end), "the ends are the range's own");
+    assert!(w.windows(2).all(|p| p[0].end == p[1].start), "contiguous instants");
+    assert_eq!(day_windows(&r, 100, &z).len(), 1);
+    let i = instant_windows(&r, 4 * 86_400, &z);
+    assert_eq!(i.len(), 3);
+    assert_eq!(
+        (i[0].start_date.to_string(), i[0].end_date.to_string()),
+        ("2026-01-01".into(), "2026-01-05".into())
+    );
+}
