@@ -9,11 +9,12 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use crate::domain::fields;
 use crate::domain::measures;
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::privacy::{self, Domain, PrivacyMode};
-use crate::domain::time::{self, Range, Zone, Zones};
+use crate::domain::time::{self, CivilDate, Range, Zone, Zones};
 use crate::domain::units::{self, Units};
 use crate::store;
 use crate::store::config::Config;
@@ -24,7 +25,7 @@ use crate::tools::records::workouts::WorkoutOut;
 use crate::tools::records::{self, Listed};
 use crate::tools::trend_output::WindowOut;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
-use crate::withings::client::Client;
+use crate::withings::client::{Client, Walk};
 use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::heart::HeartWire;
 use crate::withings::wire::sleep::{NightWire, SegmentWire};
@@ -319,27 +320,50 @@ fn list_measures(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
 }
 
 fn list_heart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    list(ctx, args, &HEART, &|rows, tz, zones, s| typed::<HeartOut>(ctx, &HEART, rows, tz, zones, s))
+    list(ctx, args, &HEART, &|rows, tz, zones, s| decode_rows(ctx, Source::Heart, rows, tz, zones, s))
 }
 
 fn list_activity(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    list(ctx, args, &ACTIVITY, &|rows, tz, zones, s| typed::<ActivityOut>(ctx, &ACTIVITY, rows, tz, zones, s))
+    list(ctx, args, &ACTIVITY, &|rows, tz, zones, s| decode_rows(ctx, Source::Activity, rows, tz, zones, s))
 }
 
 fn list_workouts(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
-    list(ctx, args, &WORKOUTS, &|rows, tz, zones, s| typed::<WorkoutOut>(ctx, &WORKOUTS, rows, tz, zones, s))
+    list(ctx, args, &WORKOUTS, &|rows, tz, zones, s| decode_rows(ctx, Source::Workouts, rows, tz, zones, s))
 }
 
 fn list_sleep_summary(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     list(ctx, args, &SLEEP_SUMMARY, &|rows, tz, zones, s| {
-        typed::<NightOut>(ctx, &SLEEP_SUMMARY, rows, tz, zones, s)
+        decode_rows(ctx, Source::SleepSummary, rows, tz, zones, s)
     })
 }
 
 fn list_sleep_detail(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     list(ctx, args, &SLEEP_DETAIL, &|rows, tz, zones, s| {
-        typed::<SegmentOut>(ctx, &SLEEP_DETAIL, rows, tz, zones, s)
+        decode_rows(ctx, Source::SleepDetail, rows, tz, zones, s)
     })
+}
+
+/// A domain's rows as its list tool decodes them (every record: no filter), each with its
+/// markdown line. The list tools and the export share it, so an export holds the very records.
+fn decode_rows(
+    ctx: &Ctx,
+    source: Source,
+    rows: &[Box<RawValue>],
+    body_zone: Option<&str>,
+    zones: &mut Zones,
+    s: &Settings,
+) -> Result<Vec<(Value, String)>> {
+    let all = &|_: &Value| true;
+    match source {
+        Source::Measures => {
+            untyped(ctx, &MEASURES, rows, body_zone, zones, s, decode_measures, measure_line, all)
+        }
+        Source::Heart => typed::<HeartOut>(ctx, &HEART, rows, body_zone, zones, s),
+        Source::Activity => typed::<ActivityOut>(ctx, &ACTIVITY, rows, body_zone, zones, s),
+        Source::Workouts => typed::<WorkoutOut>(ctx, &WORKOUTS, rows, body_zone, zones, s),
+        Source::SleepSummary => typed::<NightOut>(ctx, &SLEEP_SUMMARY, rows, body_zone, zones, s),
+        Source::SleepDetail => typed::<SegmentOut>(ctx, &SLEEP_DETAIL, rows, body_zone, zones, s),
+    }
 }
 
 /// Decodes a list tool's rows into its records and their markdown lines.
@@ -543,6 +567,99 @@ pub fn fetch_groups(client: &mut Client, range: &Range) -> Result<Vec<MeasureGro
         }
     }
     Ok(groups)
+}
+
+/// Days an export asks the paged actions for at once: a year, so that one answer stays small
+/// however long the history is (sleep detail keeps its 7 days).
+const EXPORT_WINDOW_DAYS: i64 = 365;
+
+/// Streams every record of `source` over `range` to `each`, exactly as the list tools return
+/// them (decoded, in `s.units` and `s.privacy`), oldest first. Windows are read one at a time,
+/// page by page, and only one window's rows are held (sorted there, since Withings pages some
+/// actions newest first), so memory does not grow with the range. A record that reaches back
+/// over a window's start (a sleep segment across midnight of a 7-day edge) belongs to the window
+/// before. `zones` gathers the zones the records name.
+pub fn stream(
+    ctx: &Ctx,
+    client: &mut Client,
+    source: Source,
+    range: &Range,
+    s: &Settings,
+    zones: &mut Zones,
+    each: &mut dyn FnMut(Value) -> Result<()>,
+) -> Result<()> {
+    let spec = spec_of(source);
+    let windows = match (spec.style, spec.pages) {
+        (DateStyle::Ymd, _) => time::day_windows(range, EXPORT_WINDOW_DAYS, &s.zone),
+        (DateStyle::Epoch, true) => time::instant_windows(range, EXPORT_WINDOW_DAYS * 86_400, &s.zone),
+        (DateStyle::Epoch, false) => time::instant_windows(range, SLEEP_DETAIL_WINDOW_SECS, &s.zone),
+    };
+    for (i, window) in windows.iter().enumerate() {
+        let (mut rows, mut timezone) = (Vec::new(), None);
+        let params = upstream_params(spec, window);
+        let walk =
+            client.each_page::<Box<RawValue>>(spec.path, spec.action, &params, None, &mut |page, _| {
+                for row in page.rows {
+                    let when: Value =
+                        serde_json::from_str(row.get()).map_err(|e| Error::json(spec.path, e))?;
+                    rows.push((row_time(&when), row));
+                }
+                timezone = page.timezone.or(timezone.take());
+                Ok(true)
+            })?;
+        whole(spec, matches!(walk, Walk::Budget { .. }))?;
+        if spec.style == DateStyle::Epoch && i > 0 {
+            rows.retain(|(t, _)| *t >= window.start.0);
+        }
+        crate::sort::by_key(&mut rows, |(t, _)| *t);
+        let rows: Vec<Box<RawValue>> = rows.into_iter().map(|(_, r)| r).collect();
+        for (record, _) in decode_rows(ctx, source, &rows, timezone.as_deref(), zones, s)? {
+            each(record)?;
+        }
+    }
+    Ok(())
+}
+
+/// The earliest day on the first page of `source` over `range` (read in `zone`), `None` when the
+/// range holds no record: one request, whatever the range. Not for sleep detail, which takes at
+/// most 7 days a request (probe the summaries instead).
+pub fn first_day_seen(
+    client: &mut Client,
+    source: Source,
+    range: &Range,
+    zone: &Zone,
+) -> Result<Option<CivilDate>> {
+    let spec = spec_of(source);
+    let mut first = None;
+    let params = upstream_params(spec, range);
+    client.each_page::<Box<RawValue>>(spec.path, spec.action, &params, None, &mut |page, _| {
+        first = parse_rows(spec, &page.rows)?.iter().filter_map(|r| row_day(r, zone)).min();
+        Ok(false)
+    })?;
+    Ok(first)
+}
+
+/// When an upstream row happened: Unix seconds (getmeas `date`, heart `timestamp`, workout and
+/// sleep `startdate`) and a civil `date` (activity, sleep summaries, workouts).
+fn row_when(row: &Value) -> (Option<i64>, Option<CivilDate>) {
+    let epoch = ["startdate", "timestamp", "date"].iter().find_map(|k| fields::int(row, k));
+    (epoch, fields::date(row, "date"))
+}
+
+/// A row's place in time, in Unix seconds (a civil date as its UTC midnight, which orders the
+/// days of a domain that has only dates); rows without one sort last.
+fn row_time(row: &Value) -> i64 {
+    match row_when(row) {
+        (Some(t), _) => t,
+        (None, Some(d)) => d.days() * 86_400,
+        (None, None) => i64::MAX,
+    }
+}
+
+/// The earliest civil day a row names, instants read in `zone`.
+fn row_day(row: &Value, zone: &Zone) -> Option<CivilDate> {
+    let (epoch, day) = row_when(row);
+    [epoch.map(|t| zone.local_date(time::Instant(t))), day].into_iter().flatten().min()
 }
 
 fn spec_of(source: Source) -> &'static Spec {
@@ -895,4 +1012,36 @@ fn measure_line(rec: &Value, _units: Units) -> String {
         false => format!(" ({})", flags.join(", ")),
     };
     format!("{}: {}{flags}", when(rec, "local_time", "date"), parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_days_of_every_list_action() {
+        let paris = Zone::fixed(3600);
+        let cases: &[(&str, Option<&str>)] = &[
+            // getmeas: epoch `date` (2026-03-01T23:30:00Z is the 2nd in Paris).
+            (r#"{"date":1772407800,"grpid":1}"#, Some("2026-03-02")),
+            (r#"{"date":"1772407800"}"#, Some("2026-03-02")),
+            // activity: a civil day as sent.
+            (r#"{"date":"2026-03-01","steps":5}"#, Some("2026-03-01")),
+            // sleep summary: the wake-up day, and the start the evening before: the earlier.
+            (r#"{"date":"2026-03-02","startdate":1772402400}"#, Some("2026-03-01")),
+            // heart: `timestamp`.
+            (r#"{"timestamp":1772352000}"#, Some("2026-03-01")),
+            (r#"{"date":"soon","modified":5}"#, None),
+            (r#"{"date":null}"#, None),
+        ];
+        for (row, want) in cases {
+            let r: Value = serde_json::from_str(row).unwrap();
+            assert_eq!(row_day(&r, &paris).map(|d| d.to_string()).as_deref(), *want, "{row}");
+        }
+        let rows: Vec<Value> = [r#"{"startdate":5}"#, r#"{"x":1}"#, r#"{"date":"1970-01-01"}"#]
+            .iter()
+            .map(|r| serde_json::from_str(r).unwrap())
+            .collect();
+        assert_eq!(rows.iter().map(row_time).collect::<Vec<_>>(), [5, i64::MAX, 0]);
+    }
 }
