@@ -19,6 +19,7 @@ pub enum Command {
     Call(CallOpts),
     Tools,
     Chart(ChartOpts),
+    Export(ExportOpts),
     /// `--help`, `help`, `help COMMAND`, `COMMAND --help`: the text to print.
     Help(&'static str),
     Version,
@@ -121,6 +122,43 @@ pub struct ChartOpts {
     pub units: Option<String>,
 }
 
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportOpts {
+    /// The directory (default `./withings-export`).
+    pub out: Option<String>,
+    pub after: Option<String>,
+    pub before: Option<String>,
+    pub format: ExportFormat,
+    /// `--only a,b`: the domains named, as typed (checked by the command).
+    pub only: Option<Vec<String>>,
+}
+
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ExportFormat {
+    #[default]
+    Csv,
+    Jsonl,
+}
+
+impl ExportFormat {
+    fn parse(s: &str) -> Result<ExportFormat> {
+        match s {
+            "csv" => Ok(ExportFormat::Csv),
+            "jsonl" => Ok(ExportFormat::Jsonl),
+            _ => Err(Error::Usage(format!("export: --format must be csv or jsonl, not `{s}`"))),
+        }
+    }
+
+    /// The name, which is also the files' extension.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Jsonl => "jsonl",
+        }
+    }
+}
+
 /// What `chart` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChartFormat {
@@ -187,6 +225,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Args> {
                     "call" => call(&mut p, &mut g)?,
                     "tools" => simple(&mut p, &mut g, Command::Tools, TOOLS_HELP)?,
                     "chart" => chart(&mut p, &mut g)?,
+                    "export" => export(&mut p, &mut g)?,
                     "help" => help_topic(&mut p)?,
                     "version" => simple(&mut p, &mut g, Command::Version, HELP)?,
                     other => {
@@ -327,6 +366,32 @@ fn chart(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
     Ok(Command::Chart(o))
 }
 
+fn export(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
+    let mut o = ExportOpts::default();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Long("demo") => g.demo = true,
+            Long("account") => g.account(p)?,
+            Long("out") | Short('o') => o.out = Some(p.value()?.string()?),
+            Long("after") => o.after = Some(p.value()?.string()?),
+            Long("before") => o.before = Some(p.value()?.string()?),
+            Long("format") => o.format = ExportFormat::parse(&p.value()?.string()?)?,
+            Long("only") => {
+                let list = p.value()?.string()?;
+                let names: Vec<String> =
+                    list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
+                if names.is_empty() {
+                    return Err(Error::Usage("export: --only needs at least one domain".into()));
+                }
+                o.only.get_or_insert_with(Vec::new).extend(names);
+            }
+            Short('h') | Long("help") => return Ok(Command::Help(EXPORT_HELP)),
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    Ok(Command::Export(o))
+}
+
 fn simple(p: &mut lexopt::Parser, g: &mut Globals, command: Command, help: &'static str) -> Result<Command> {
     while let Some(arg) = p.next()? {
         match arg {
@@ -353,6 +418,7 @@ fn help_topic(p: &mut lexopt::Parser) -> Result<Command> {
         "call" => CALL_HELP,
         "tools" => TOOLS_HELP,
         "chart" => CHART_HELP,
+        "export" => EXPORT_HELP,
         "help" => HELP,
         other => return Err(Error::Usage(format!("help: unknown command `{other}`"))),
     };
@@ -376,6 +442,7 @@ Commands:
   call TOOL            run one tool as tools/call would; prints its structuredContent JSON
   tools                list the tool names, one a line
   chart METRIC         write a trend chart as SVG or PNG
+  export               write your data as files you keep: one CSV (or JSON lines) file per domain
   help [COMMAND]       this text, or a command's
 
 Global options:
@@ -491,6 +558,22 @@ sleep_duration, sleep_score, steps): readings as points, the trend line and its 
   --units U          metric, imperial or uk
 ";
 
+pub const EXPORT_HELP: &str = "\
+Usage: withings-mcp export [--out DIR] [--after D] [--before D] [--format csv|jsonl]
+                              [--only a,b] [--demo]
+
+Writes one file per domain into DIR: measures, heart, activity, workouts, sleep_summary and
+sleep (stage-by-stage detail). Files are 0600 (DIR is created 0700) and replace the previous
+export only once every file is complete: a run that fails leaves the old ones as they were.
+Requests are paced under Withings' limit (100 a minute); progress goes to stderr, and one JSON
+summary (each file's path and record count) to stdout.
+  --out DIR          default ./withings-export (./withings-export-NAME for --account NAME)
+  --after, --before  YYYY-MM-DD or ISO 8601 (default: from each domain's first record to now)
+  --format F         csv (a header row, ISO 8601 local times, SI units in column names) or
+                     jsonl (the records the list tools return, one a line); default csv
+  --only a,b         only these domains
+";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -540,11 +623,22 @@ mod tests {
             ok(&["chart", "weight", "--out", "w.svg"]).command,
             Command::Chart(ChartOpts { .. })
         ));
+        let e =
+            ok(&["export", "--only", "sleep, heart", "--format", "jsonl", "--only", "measures", "--demo"]);
+        assert!(e.demo);
+        assert_eq!(
+            e.command,
+            Command::Export(ExportOpts {
+                format: ExportFormat::Jsonl,
+                only: Some(vec!["sleep".into(), "heart".into(), "measures".into()]),
+                ..Default::default()
+            })
+        );
     }
 
     #[test]
     fn every_command_has_help() {
-        for cmd in ["setup", "auth", "doctor", "call", "tools", "chart"] {
+        for cmd in ["setup", "auth", "doctor", "call", "tools", "chart", "export"] {
             assert!(matches!(ok(&[cmd, "--help"]).command, Command::Help(_)), "{cmd}");
             assert!(matches!(ok(&["help", cmd]).command, Command::Help(_)), "{cmd}");
         }
@@ -566,6 +660,10 @@ mod tests {
             &["serve", "--no-token"],
             &["doctor", "--client"],
             &["chart"],
+            &["export", "--format", "xml"],
+            &["export", "--only", ","],
+            &["export", "stray"],
+            &["export", "--out"],
             &["help", "nope"],
         ];
         for args in cases {

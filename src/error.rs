@@ -37,6 +37,9 @@ pub enum Error {
     Budget { endpoint: String, limit: usize },
     /// The command or feature is not available in this build or mode.
     Unavailable(String),
+    /// An export stopped while writing `domain`, for the reason given; the files in `dir` are as
+    /// they were.
+    Export { domain: &'static str, dir: String, reason: String },
 }
 
 /// The family of a Withings `status` code (see `withings::status`).
@@ -197,6 +200,9 @@ impl fmt::Display for Error {
                  per call); narrow the range (`after`/`before`, or fewer `days`) and call again"
             ),
             Error::Unavailable(m) => write!(f, "{m}"),
+            Error::Export { domain, dir, reason } => {
+                write!(f, "export stopped at {domain}: {reason}; the files in {dir} are as they were")
+            }
         }
     }
 }

@@ -48,6 +48,7 @@ fn run() -> Result<u8> {
         Command::Call(o) => commands::call::run(&ctx, &o),
         Command::Tools => commands::call::list_tools(&ctx),
         Command::Chart(o) => commands::chart::run(&ctx, &o),
+        Command::Export(o) => commands::export::run(&ctx, &o),
     }
 }
 

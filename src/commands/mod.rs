@@ -5,4 +5,5 @@ pub mod call;
 pub mod chart;
 pub mod clients;
 pub mod doctor;
+pub mod export;
 pub mod setup;

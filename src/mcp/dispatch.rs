@@ -419,6 +419,7 @@ pub fn error_json(e: &Error) -> Value {
         Error::Json { .. } => ("invalid_json", None),
         Error::Unavailable(_) => ("unavailable", None),
         Error::Usage(_) => ("usage", None),
+        Error::Export { .. } => ("export", None),
     };
     let mut err = json!({"kind": kind, "message": e.to_string()});
     if let (Some(a), Some(obj)) = (argument, err.as_object_mut()) {
