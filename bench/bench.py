@@ -186,6 +186,42 @@ class Bench:
         base = f"Python `json.loads` of the same body alone: {py * 1000:.0f} ms; ours {t * 1000:.0f} ms"
         return (f"list 1,000 of those records, vs Python (median of {runs})", py / t, "x faster", (">=", 3.0), base)
 
+    def _export(self, years):
+        """(median seconds, max peak RSS KiB, records, requests) of `export --only measures,activity`
+        over `years` of daily weigh-ins and activity from a local fake, default range (so the
+        first record is searched for too)."""
+        _, _, home, _, _ = self.ten_years_setup()
+        days = round(years * 365)
+        fake = _DailyFake(days)
+        runs = max(3, self.runs // 8)
+        out = tempfile.mkdtemp(prefix="wmcp-bench-export-")
+        with _FakeWithings(fake.answer) as url:
+            env = dict(self.env, HOME=home, WITHINGS_API_URL=url, WITHINGS_CLIENT_ID="b", WITHINGS_CLIENT_SECRET="b",
+                       WITHINGS_TZ="UTC", WITHINGS_MCP_NOW=str(BENCH_NOW))
+            cmd = [self.binary, "export", "--only", "measures,activity", "--out", out]
+            samples = [_spawned(cmd, env) for _ in range(runs)]
+            summary = json.loads(subprocess.run(cmd, env=env, capture_output=True, check=True).stdout)
+        records = sum(f["records"] for f in summary["files"])
+        if records != 2 * days:
+            raise RuntimeError(f"export of {years} years: {records} records, expected {2 * days}")
+        return statistics.median(t for t, _ in samples), max(r for _, r in samples), records, summary["requests"]
+
+    def export_ten_years(self):
+        """Ten years of daily weigh-ins and activity exported as CSV, against five years in the
+        same run: the time should double with the data, the memory stay where it is."""
+        t10, rss10, n10, q10 = self._export(10)
+        t5, rss5, n5, q5 = self._export(5)
+        self.export_rss = (rss10, rss5)
+        base = (f"5 years ({n5:,} records, {q5} requests): {t5:.2f} s; ratio {t10 / t5:.1f}x the time for "
+                f"{n10 / n5:.1f}x the records ({q10} requests)")
+        return (f"export 10 years of weigh-ins and activity ({n10:,} records) to CSV from a local fake", t10, "s", ("<=", 10.0), base)
+
+    def export_rss_flat(self):
+        """Peak RSS of those exports: flat in the size of the range."""
+        rss10, rss5 = self.export_rss
+        base = f"5 years: {rss5 / 1024:.1f} MiB; ratio {rss10 / rss5:.2f}x for twice the range (`/usr/bin/time -f %M`)"
+        return ("peak RSS of the 10-year export", rss10 / 1024, "MiB", ("<=", 32.0), base)
+
     def chart_400_days(self):
         """A 400-day weight chart of the demo account as PNG (rasterize, filter, deflate) beside
         the same chart as SVG, each a fresh process writing to stdout."""
@@ -244,15 +280,57 @@ def _getmeas_body(n):
                                               "measuregrps": grps, "more": 0, "offset": 0}}).encode()
 
 
-class _FakeWithings:
-    """A loopback HTTP server that answers every POST with the same getmeas body."""
+class _DailyFake:
+    """`days` of daily weigh-ins (eight measures) and activity before BENCH_NOW, answered by range
+    (getmeas epochs, getactivity dates) in pages of 300, as Withings pages."""
 
-    def __init__(self, body):
+    PAGE = 300
+
+    def __init__(self, days):
+        import datetime
+        first = BENCH_NOW - days * 86_400
+        self.groups, self.days = [], []
+        for i in range(days):
+            t = first + i * 86_400 + 7 * 3600
+            w = 80_000 + (i * 37) % 1500
+            self.groups.append({"grpid": i + 1, "attrib": 0, "date": t, "created": t, "modified": t, "category": 1,
+                                "deviceid": "d", "hash_deviceid": "h", "timezone": "Europe/Paris", "model": "Body Cardio",
+                                "modelid": 6, "measures": [{"value": w, "type": 1, "unit": -3}, {"value": 2200 + i % 50, "type": 6, "unit": -2},
+                                                           {"value": 17600, "type": 8, "unit": -3}, {"value": 60400, "type": 5, "unit": -3},
+                                                           {"value": 5700, "type": 76, "unit": -2}, {"value": 4150, "type": 77, "unit": -2},
+                                                           {"value": 310, "type": 88, "unit": -2}, {"value": 62, "type": 11, "unit": 0}]})
+            day = datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%d")
+            self.days.append({"date": day, "timezone": "Europe/Paris", "brand": 1, "is_tracker": True, "model": "ScanWatch",
+                              "modelid": 93, "steps": 6000 + i * 11 % 5000, "distance": 4200.5 + i % 100, "elevation": 7,
+                              "soft": 3600, "moderate": 1500, "intense": 600, "active": 2100, "calories": 410.5,
+                              "totalcalories": 2290.25, "hr_average": 71, "hr_min": 52, "hr_max": 148, "modified": t})
+
+    def answer(self, form):
+        if form.get("action") == "getmeas":
+            lo, hi = int(form["startdate"]), int(form["enddate"])
+            rows, key = [g for g in self.groups if lo <= g["date"] <= hi], "measuregrps"
+        else:
+            lo, hi = form["startdateymd"], form["enddateymd"]
+            rows, key = [d for d in self.days if lo <= d["date"] <= hi], "activities"
+        off = int(form.get("offset", 0))
+        more = off + self.PAGE < len(rows)
+        body = {key: rows[off:off + self.PAGE], "more": more, "offset": off + self.PAGE if more else 0, "timezone": "Europe/Paris"}
+        return json.dumps({"status": 0, "body": body}).encode()
+
+
+class _FakeWithings:
+    """A loopback HTTP server that answers every POST with `answer(form)`, or with the same body."""
+
+    def __init__(self, answer):
         import http.server
+        import urllib.parse
+
+        reply = answer if callable(answer) else (lambda form: answer)
 
         class H(http.server.BaseHTTPRequestHandler):
             def do_POST(h):
-                h.rfile.read(int(h.headers.get("Content-Length", 0)))
+                raw = h.rfile.read(int(h.headers.get("Content-Length", 0))).decode()
+                body = reply(dict(urllib.parse.parse_qsl(raw)))
                 h.send_response(200)
                 h.send_header("Content-Type", "application/json")
                 h.send_header("Content-Length", str(len(body)))
@@ -274,7 +352,7 @@ class _FakeWithings:
 
 
 ROWS = [Bench.cold_start, Bench.peak_rss, Bench.throughput, Bench.weekly_demo, Bench.ten_years_trend, Bench.ten_years_rss,
-        Bench.ten_years_list, Bench.chart_400_days]
+        Bench.ten_years_list, Bench.chart_400_days, Bench.export_ten_years, Bench.export_rss_flat]
 
 
 def machine():
