@@ -27,6 +27,9 @@ pub enum Error {
     AccountNeedsAuth { account: String, message: String },
     /// Withings answered with a non-zero `status` that is not retried.
     Api { endpoint: String, status: i64, kind: ApiKind, message: Foreign },
+    /// Withings refused `endpoint` as not allowed (`status` 214, 277, 2553 or 2555): the
+    /// connection was most likely not granted `scope`.
+    MissingScope { endpoint: String, status: i64, scope: &'static str },
     /// Withings kept answering 601 (or HTTP 429) after the bounded backoff.
     RateLimited { endpoint: String },
     /// The network failed (refused, reset, timeout, DNS, TLS, non-JSON gateway page).
@@ -185,6 +188,12 @@ impl fmt::Display for Error {
                     false => write!(f, ": {message}"),
                 }
             }
+            Error::MissingScope { endpoint, status, scope } => write!(
+                f,
+                "withings {endpoint}: status {status} (not allowed): this needs the `{scope}` scope, which \
+                 this connection was not granted (or your Withings plan lacks this data); run \
+                 `withings-mcp auth` again and approve `{scope}` (if you set WITHINGS_SCOPES, include it there)"
+            ),
             Error::RateLimited { endpoint } => {
                 write!(f, "withings {endpoint}: rate limited (status 601); try again in a minute")
             }

@@ -411,6 +411,7 @@ pub fn error_json(e: &Error) -> Value {
         Error::Config(_) => ("configuration", None),
         Error::NeedsAuth(_) | Error::AccountNeedsAuth { .. } => ("needs_auth", None),
         Error::Api { .. } => ("withings_api", None),
+        Error::MissingScope { .. } => ("missing_scope", None),
         Error::RateLimited { .. } => ("rate_limited", None),
         Error::Transport { .. } => ("network", None),
         Error::Deadline { .. } => ("deadline", None),

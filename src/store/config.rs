@@ -16,8 +16,9 @@ use crate::{Error, Result};
 
 /// Default OAuth callback registered with the user's Withings app.
 pub const DEFAULT_REDIRECT_URI: &str = "http://127.0.0.1:3000/callback";
-/// Default scopes: measures, activity, sleep and heart all live under these two.
-pub const DEFAULT_SCOPES: &str = "user.activity user.metrics";
+/// Default scopes: account information and devices (`user.info`: devices, goals), measures and
+/// heart (`user.metrics`), activity, intraday, workouts and sleep (`user.activity`).
+pub const DEFAULT_SCOPES: &str = "user.info,user.metrics,user.activity";
 /// Default Withings API base.
 pub const DEFAULT_API_URL: &str = "https://wbsapi.withings.net";
 /// Default Withings account (authorization) base.

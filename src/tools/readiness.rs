@@ -231,9 +231,15 @@ fn grant_checks(token: Option<&Tokens>, account: &Account, now: i64) -> Vec<Chec
     let granted: Vec<&str> = t.scope.split([',', ' ']).filter(|s| !s.is_empty()).collect();
     let missing: Vec<&str> =
         ["user.metrics", "user.activity"].into_iter().filter(|s| !granted.contains(s)).collect();
+    // Devices and goals need `user.info`; everything else works without it, so its absence (a
+    // connection made before it was a default scope) is said but does not block.
+    let info = match granted.contains(&"user.info") {
+        true => String::new(),
+        false => format!("; user.info not granted (devices and goals need it: run `{auth}` to add it)"),
+    };
     let scopes = match (granted.is_empty(), missing.is_empty()) {
         (true, _) => "the token records no scope".to_string(),
-        (false, true) => format!("granted: {}", granted.join(", ")),
+        (false, true) => format!("granted: {}{info}", granted.join(", ")),
         (false, false) => format!("missing {}; run `{auth}` and approve them", missing.join(", ")),
     };
     vec![

@@ -251,8 +251,8 @@ impl Client {
         self.call_answer(path, action, params)?.body(&format!("{path} {action}"))
     }
 
-    /// [`Client::call`], leaving the answer's text undecoded.
-    fn call_answer(&mut self, path: &str, action: &str, params: &[(&str, String)]) -> Result<Answer> {
+    /// [`Client::call`], leaving the answer's text undecoded (to decode as a typed body).
+    pub fn call_answer(&mut self, path: &str, action: &str, params: &[(&str, String)]) -> Result<Answer> {
         let mut form: Vec<(&str, String)> = vec![("action", action.to_string())];
         form.extend(params.iter().filter(|(k, _)| *k != "action").cloned());
         let token = self.access_token()?;
@@ -508,7 +508,7 @@ impl Client {
                 None => self.upstream.post(path, form, bearer),
             };
             let outcome = match answer {
-                Ok(reply) => judge(reply, &endpoint),
+                Ok(reply) => judge(reply, path, &endpoint),
                 Err(Error::Transport { message, .. }) => {
                     Outcome::Retry(Error::Transport { endpoint: endpoint.clone(), message }, None)
                 }
@@ -611,7 +611,7 @@ enum Outcome {
 /// Judges one answer: status 0 → body; 601/429 → rate limited; 5xx, 522 and "an error occurred"
 /// → retry; other statuses → `Error::Api`; anything that is not a Withings JSON envelope →
 /// `Error::Transport` without the body (it may be a proxy page or contain anything).
-fn judge(reply: Reply, endpoint: &str) -> Outcome {
+fn judge(reply: Reply, path: &str, endpoint: &str) -> Outcome {
     let http = reply.http_status;
     let transport = |message: String| Error::Transport { endpoint: endpoint.to_string(), message };
     let Some(head) = wire::head(&reply.body) else {
@@ -636,6 +636,9 @@ fn judge(reply: Reply, endpoint: &str) -> Outcome {
             Outcome::Retry(Error::RateLimited { endpoint: endpoint.to_string() }, reply.retry_after_secs)
         }
         Class::Api(kind) => {
+            if let (ApiKind::Unauthorized, Some(scope)) = (kind, status::scope_for(path)) {
+                return Outcome::Fail(Error::MissingScope { endpoint: endpoint.to_string(), status, scope });
+            }
             let err = Error::Api { endpoint: endpoint.to_string(), status, kind, message };
             match status::retryable(kind) || http >= 500 {
                 true => Outcome::Retry(err, reply.retry_after_secs),
@@ -736,10 +739,14 @@ mod tests {
                 "fail:status 401 (authentication failed): invalid_token",
             ),
             (200, r#"{"status":293,"body":{}}"#, "fail:status 293 (invalid parameters)"),
-            (200, r#"{"status":214,"body":{}}"#, "fail:status 214 (not allowed"),
+            (
+                200,
+                r#"{"status":214,"body":{}}"#,
+                "fail:status 214 (not allowed): this needs the `user.metrics` scope",
+            ),
         ];
         for (http, body, want) in cases {
-            let got = match judge(reply(*http, body), e) {
+            let got = match judge(reply(*http, body), "/measure", e) {
                 Outcome::Done(_) => "done".to_string(),
                 Outcome::Retry(err, _) => format!("retry:{err}"),
                 Outcome::Fail(err) => format!("fail:{err}"),
@@ -748,6 +755,13 @@ mod tests {
             assert!(got.starts_with(kind) && got.contains(text), "{http} {body}: {got}");
             assert!(!got.contains("html"), "body leaked: {got}");
         }
+        // Off the data endpoints, "not allowed" names no scope.
+        let got =
+            match judge(reply(200, r#"{"status":214,"body":{}}"#), "/v2/oauth2", "/v2/oauth2 requesttoken") {
+                Outcome::Fail(e) => e.to_string(),
+                _ => String::new(),
+            };
+        assert!(got.contains("status 214 (not allowed (missing scope") && !got.contains("`user."), "{got}");
     }
 
     #[test]

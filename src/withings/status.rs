@@ -24,6 +24,18 @@ pub fn classify(status: i64) -> Class {
     }
 }
 
+/// The OAuth scope a data endpoint needs (withings-api.md §1.1): what a "not allowed" status
+/// (214, 277, 2553, 2555) on it most likely means is missing. `None` off the data endpoints
+/// (token, signature), where such a status means something else.
+pub fn scope_for(path: &str) -> Option<&'static str> {
+    match path.trim_end_matches('/') {
+        "/v2/user" => Some("user.info"),
+        "/measure" | "/v2/heart" => Some("user.metrics"),
+        "/v2/measure" | "/v2/sleep" => Some("user.activity"),
+        _ => None,
+    }
+}
+
 /// True when a status of this kind is worth retrying after a short wait.
 pub fn retryable(kind: ApiKind) -> bool {
     matches!(kind, ApiKind::Server | ApiKind::Timeout)
@@ -161,6 +173,22 @@ mod tests {
         ];
         for &(status, want) in cases {
             assert_eq!(classify(status), want, "status {status}");
+        }
+    }
+
+    #[test]
+    fn scopes_by_endpoint() {
+        let cases = [
+            ("/v2/user", Some("user.info")),
+            ("/measure", Some("user.metrics")),
+            ("/v2/heart", Some("user.metrics")),
+            ("/v2/measure", Some("user.activity")),
+            ("/v2/sleep/", Some("user.activity")),
+            ("/v2/oauth2", None),
+            ("/v2/signature", None),
+        ];
+        for (path, want) in cases {
+            assert_eq!(scope_for(path), want, "{path}");
         }
     }
 
