@@ -2,8 +2,12 @@
 
 pub mod activity;
 pub mod chart;
+pub mod devices;
+pub mod ecg;
 pub mod fields;
+pub mod goals;
 pub mod heart;
+pub mod intraday;
 pub mod measures;
 pub mod named;
 pub mod privacy;

@@ -10,4 +10,5 @@ pub mod pace;
 pub mod sign;
 pub mod status;
 pub mod upstream;
+pub mod windows;
 pub mod wire;

@@ -18,6 +18,7 @@ use crate::{Error, Result};
 
 pub mod activity;
 pub mod heart;
+pub mod intraday;
 pub mod sleep;
 pub mod workouts;
 
