@@ -21,6 +21,8 @@ pub const MANUAL_BACK: i64 = 45;
 pub const LATE_BACK: i64 = 12;
 pub const ECG_WATCH_BACK: i64 = 9;
 pub const ECG_CORE_BACK: i64 = 23;
+/// The BPM Connect has not been used (so has not synced) for this long.
+pub const BPM_CONNECT_IDLE_SECS: i64 = 3 * 86_400;
 /// A nap is always generated this many days ago, so the account never lacks one.
 pub const NAP_BACK: i64 = 3;
 
@@ -179,6 +181,8 @@ pub struct Group {
 pub struct Activity {
     pub date: CivilDate,
     pub tz: String,
+    /// The local day's first and last instants (`[start, end)`), where intraday samples fall.
+    pub bounds: (i64, i64),
     pub modified: i64,
     pub steps: i64,
     pub distance: f64,
@@ -500,7 +504,10 @@ fn blood_pressure(acc: &mut Account, day: &Day) {
         let dia = (79.0 - improve / 2.0 + 4.0 * r.noise()).round();
         let pulse = 67 + r.range(-5, 5);
         let created = date + r.range(20, 70);
-        acc.groups.push(Group {
+        // The BPM Connect has sat unused in a drawer for the last three days: no reading, no sync.
+        // (Drawn all the same, so that the random stream of the other readings stays as it was.)
+        let idle = date >= acc.now - BPM_CONNECT_IDLE_SECS;
+        acc.groups.extend((!idle).then(|| Group {
             grpid: base_id + 2,
             attrib: 0,
             date,
@@ -509,7 +516,7 @@ fn blood_pressure(acc: &mut Account, day: &Day) {
             device: Some(&BPM_CONNECT),
             tz: day.tz.clone(),
             measures: vec![m(9, dia, 0), m(10, sys, 0), m(11, pulse as f64, 0)],
-        });
+        }));
     }
     let core_ecg = day.back == ECG_CORE_BACK;
     if day.date.iso_weekday() == 7 || core_ecg {
@@ -795,6 +802,7 @@ fn activity(acc: &mut Account, day: &Day, done: Done, now: i64) {
     acc.activities.push(Activity {
         date: day.date,
         tz: day.tz.clone(),
+        bounds: (day_start.0, day_end.0),
         modified: (day_end.0 + 1800).min(now),
         steps,
         distance: (steps as f64 * 0.74 * 10.0).round() / 10.0,

@@ -20,9 +20,10 @@
 //! - Unknown names in `data_fields` are ignored.
 
 mod account;
+mod intraday;
 mod wire;
 
-use serde_json::{Value, json};
+use crate::withings::demo::wire::{Obj, list};
 
 use crate::domain::time::{CivilDate, Zone};
 use crate::withings::demo::account::{Account, Person};
@@ -98,7 +99,8 @@ const NOT_IMPLEMENTED: Status = Status(2554, "Not implemented");
 const INVALID_TOKEN: Status =
     Status(401, "XRequestID: Not provided invalid_token: The access token provided is invalid");
 
-type Answer = std::result::Result<Value, Status>;
+/// A body as JSON text, or a failing status.
+type Answer = std::result::Result<String, Status>;
 
 /// The whole response body for one request.
 fn answer(acc: &Account, path: &str, form: &[(&str, String)], bearer: Option<&str>) -> String {
@@ -108,13 +110,13 @@ fn answer(acc: &Account, path: &str, form: &[(&str, String)], bearer: Option<&st
     let authed = bearer.is_some_and(|b| !b.trim().is_empty());
     let result = match (path, action) {
         ("/v2/oauth2", "requesttoken") => request_token(&p),
-        ("/v2/oauth2", "getdemoaccess") => Ok(json!({
-            "access_token": DEMO_ACCESS_TOKEN,
-            "refresh_token": DEMO_REFRESH_TOKEN,
-            "expires_in": 10_800,
-        })),
-        ("/v2/oauth2", "revoke") => Ok(json!({})),
-        ("/v2/signature", "getnonce") => Ok(json!({"nonce": "demo-nonce"})),
+        ("/v2/oauth2", "getdemoaccess") => Ok(Obj::new()
+            .str("access_token", DEMO_ACCESS_TOKEN)
+            .str("refresh_token", DEMO_REFRESH_TOKEN)
+            .int("expires_in", 10_800)
+            .done()),
+        ("/v2/oauth2", "revoke") => Ok("{}".into()),
+        ("/v2/signature", "getnonce") => Ok(r#"{"nonce":"demo-nonce"}"#.into()),
         ("/v2/oauth2" | "/v2/signature", _) => Err(NOT_IMPLEMENTED),
         ("/measure" | "/v2/measure" | "/v2/sleep" | "/v2/heart" | "/v2/user" | "/notify", _) if !authed => {
             Err(INVALID_TOKEN)
@@ -129,15 +131,17 @@ fn answer(acc: &Account, path: &str, form: &[(&str, String)], bearer: Option<&st
         ("/v2/heart", "get") => heart_get(acc, &p),
         ("/v2/user", "getdevice") => Ok(wire::devices(acc)),
         ("/v2/user", "getgoals") => {
-            Ok(json!({"goals": {"steps": 9000, "sleep": 27_000, "weight": {"value": 75_000, "unit": -3}}}))
+            Ok(r#"{"goals":{"steps":9000,"sleep":27000,"weight":{"value":75000,"unit":-3}}}"#.into())
         }
-        ("/notify", "list") => Ok(json!({"profiles": []})),
-        ("/notify", "subscribe" | "revoke" | "update") => Ok(json!({})),
+        ("/notify", "list") => Ok(r#"{"profiles":[]}"#.into()),
+        ("/notify", "subscribe" | "revoke" | "update") => Ok("{}".into()),
         _ => Err(NOT_IMPLEMENTED),
     };
     match result {
         Ok(body) => format!("{{\"status\":0,\"body\":{body}}}"),
-        Err(Status(status, error)) => json!({"status": status, "body": {}, "error": error}).to_string(),
+        Err(Status(status, error)) => {
+            Obj::new().int("status", status).raw("body", "{}").str("error", error).done()
+        }
     }
 }
 
@@ -149,15 +153,15 @@ fn request_token(p: &Params) -> Answer {
         _ => false,
     };
     match ok && has("client_id") {
-        true => Ok(json!({
-            "userid": DEMO_USERID,
-            "access_token": DEMO_ACCESS_TOKEN,
-            "refresh_token": DEMO_REFRESH_TOKEN,
-            "expires_in": 10_800,
-            "scope": "user.info,user.metrics,user.activity",
-            "csrf_token": "demo-csrf-token",
-            "token_type": "Bearer",
-        })),
+        true => Ok(Obj::new()
+            .int("userid", DEMO_USERID)
+            .str("access_token", DEMO_ACCESS_TOKEN)
+            .str("refresh_token", DEMO_REFRESH_TOKEN)
+            .int("expires_in", 10_800)
+            .str("scope", "user.info,user.metrics,user.activity")
+            .str("csrf_token", "demo-csrf-token")
+            .str("token_type", "Bearer")
+            .done()),
         false => Err(Status(503, "Invalid Params: invalid code")),
     }
 }
@@ -188,14 +192,10 @@ fn getmeas(acc: &Account, p: &Params) -> Answer {
         .filter(|g| types.is_none_or(|t| g.measures.iter().any(|x| t.contains(&x.kind))))
         .collect();
     let (page, more, next) = page(&rows, offset, MEAS_PAGE);
-    let groups: Vec<Value> = page.iter().map(|g| wire::group(g, types)).collect();
-    Ok(wire::obj([
-        ("updatetime", acc.now.into()),
-        ("timezone", acc.home_tz.as_str().into()),
-        ("more", i64::from(more).into()),
-        ("offset", next.into()),
-        ("measuregrps", Value::Array(groups)),
-    ]))
+    let groups = list(page.iter().map(|g| wire::group(g, types)));
+    let mut o = Obj::new();
+    o.int("updatetime", acc.now).str("timezone", &acc.home_tz).int("more", i64::from(more));
+    Ok(o.int("offset", next as i64).raw("measuregrps", &groups).done())
 }
 
 /// A v2 day-list window: inclusive local dates and/or `lastupdate`; one of them is required.
@@ -227,8 +227,7 @@ fn getactivity(acc: &Account, p: &Params) -> Answer {
     let fields = p.list("data_fields");
     let rows: Vec<_> = acc.activities.iter().filter(|a| w.admits(a.date, a.modified)).collect();
     let (page, more, next) = page(&rows, p.offset()?, V2_PAGE);
-    let list: Vec<Value> = page.iter().map(|a| wire::activity(a, fields.as_deref())).collect();
-    Ok(v2_page(more, next, "activities", list))
+    Ok(v2_page(more, next, "activities", page.iter().map(|a| wire::activity(a, fields.as_deref()))))
 }
 
 fn getworkouts(acc: &Account, p: &Params) -> Answer {
@@ -236,8 +235,7 @@ fn getworkouts(acc: &Account, p: &Params) -> Answer {
     let fields = p.list("data_fields");
     let rows: Vec<_> = acc.workouts.iter().filter(|x| w.admits(x.date, x.modified)).collect();
     let (page, more, next) = page(&rows, p.offset()?, V2_PAGE);
-    let list: Vec<Value> = page.iter().map(|x| wire::workout(x, fields.as_deref())).collect();
-    Ok(v2_page(more, next, "series", list))
+    Ok(v2_page(more, next, "series", page.iter().map(|x| wire::workout(x, fields.as_deref()))))
 }
 
 fn sleep_summary(acc: &Account, p: &Params) -> Answer {
@@ -245,8 +243,7 @@ fn sleep_summary(acc: &Account, p: &Params) -> Answer {
     let fields = p.list("data_fields");
     let rows: Vec<_> = acc.sleeps.iter().filter(|s| w.admits(s.date, s.created)).collect();
     let (page, more, next) = page(&rows, p.offset()?, V2_PAGE);
-    let list: Vec<Value> = page.iter().map(|s| wire::sleep_summary(s, fields.as_deref())).collect();
-    Ok(v2_page(more, next, "series", list))
+    Ok(v2_page(more, next, "series", page.iter().map(|s| wire::sleep_summary(s, fields.as_deref()))))
 }
 
 /// State segments overlapping `[startdate, enddate]`, whole; no paging, at most 7 days.
@@ -264,7 +261,7 @@ fn sleep_get(acc: &Account, p: &Params) -> Answer {
             series.push(wire::sleep_segment(s, seg, &fields));
         }
     }
-    Ok(wire::obj([("model", 32.into()), ("series", Value::Array(series))]))
+    Ok(Obj::new().int("model", 32).raw("series", &list(series)).done())
 }
 
 fn heart_list(acc: &Account, p: &Params) -> Answer {
@@ -272,8 +269,7 @@ fn heart_list(acc: &Account, p: &Params) -> Answer {
     let end = p.int("enddate")?.unwrap_or(i64::MAX);
     let rows: Vec<_> = acc.hearts.iter().rev().filter(|h| (start..=end).contains(&h.timestamp)).collect();
     let (page, more, next) = page(&rows, p.offset()?, V2_PAGE);
-    let list: Vec<Value> = page.iter().map(|h| wire::heart(h)).collect();
-    Ok(v2_page(more, next, "series", list))
+    Ok(v2_page(more, next, "series", page.iter().map(|h| wire::heart(h))))
 }
 
 fn heart_get(acc: &Account, p: &Params) -> Answer {
@@ -285,49 +281,18 @@ fn heart_get(acc: &Account, p: &Params) -> Answer {
     found.ok_or(INVALID_PARAMS)
 }
 
-/// Quarter-hourly watch samples for at most the 24 h after `startdate` (default: the last 24 h).
+/// The watch's samples for at most the 24 h after `startdate` (default: the last 24 h).
 fn intraday(acc: &Account, p: &Params) -> Answer {
     let start = p.int("startdate")?.unwrap_or(acc.now - 86_400);
-    let end = p.int("enddate")?.unwrap_or(acc.now).min(start.saturating_add(86_400)).min(acc.now);
-    let oldest = acc.activities.first().map_or(acc.now, |a| a.modified - 86_400 - 1800);
+    // `enddate` is inclusive, like every epoch bound here.
+    let end = p.int("enddate")?.unwrap_or(acc.now).saturating_add(1).min(start.saturating_add(86_400));
     let fields = p.list("data_fields");
-    let wants = |f: &str| fields.as_ref().is_none_or(|l| l.contains(&f));
-    let mut series = serde_json::Map::new();
-    let mut t = start.max(oldest).div_euclid(900) * 900;
-    if t < start {
-        t = t.saturating_add(900);
-    }
-    while t < end {
-        let mut r = account::Rng::from_seed(t as u64 ^ 0x1A7E);
-        let asleep = acc.sleeps.iter().any(|s| (s.start()..s.end()).contains(&t));
-        let steps = if asleep { 0 } else { r.range(0, 220) };
-        let mut sample = json!({"deviceid": account::WATCH.id, "model": account::WATCH.model, "model_id": account::WATCH.model_id});
-        if let Value::Object(m) = &mut sample {
-            if wants("steps") {
-                m.insert("steps".into(), steps.into());
-            }
-            if wants("calories") {
-                m.insert("calories".into(), ((steps as f64 * 0.041 * 10.0).round() / 10.0).into());
-            }
-            if wants("duration") {
-                m.insert("duration".into(), 900.into());
-            }
-            if wants("heart_rate") {
-                m.insert("heart_rate".into(), (if asleep { 55 } else { 72 } + r.range(-6, 12)).into());
-            }
-        }
-        series.insert(t.to_string(), sample);
-        t += 900;
-    }
-    match series.is_empty() {
-        true => Ok(json!({"series": []})),
-        false => Ok(wire::obj([("series", Value::Object(series))])),
-    }
+    Ok(Obj::new().raw("series", &intraday::series(acc, start, end, fields.as_deref())).done())
 }
 
 /// A v2 list body: `more` is a boolean there.
-fn v2_page(more: bool, next: usize, key: &str, list: Vec<Value>) -> Value {
-    wire::obj([("more", more.into()), ("offset", next.into()), (key, Value::Array(list))])
+fn v2_page(more: bool, next: usize, key: &str, rows: impl Iterator<Item = String>) -> String {
+    Obj::new().bool("more", more).int("offset", next as i64).raw(key, &list(rows)).done()
 }
 
 /// One page of `rows` from `offset`: the rows, whether more follow, and the next offset (0 when
@@ -375,6 +340,8 @@ impl Params<'_> {
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
+
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::domain::time::{DAY_SECS, Instant, days_from_civil};
@@ -966,5 +933,74 @@ mod tests {
         }
         // getmeas pages say more as 0/1; v2 lists as booleans.
         assert!(body_meas["more"].is_i64() && body_act["more"].is_boolean());
+    }
+
+    #[test]
+    fn intraday_adds_up_to_the_day_and_nights_carry_spo2_and_hrv() {
+        let d = demo();
+        let a = &d.account;
+        let yesterday = a.activities.iter().rev().nth(1).unwrap();
+        let (start, end) = yesterday.bounds;
+        let (s, e) = (start.to_string(), (end - 1).to_string());
+        let v =
+            call(&d, "/v2/measure", &[("action", "getintradayactivity"), ("startdate", &s), ("enddate", &e)]);
+        let series = v["body"]["series"].as_object().unwrap();
+        let steps: i64 = series.values().filter_map(|x| x["steps"].as_i64()).sum();
+        assert!(
+            (steps - yesterday.steps).abs() <= 40,
+            "{steps} steps in samples, {} in the day",
+            yesterday.steps
+        );
+        let night = a.sleeps.iter().rev().find(|s| s.end() > start && s.start() < end && !s.nap).unwrap();
+        for (t, x) in series {
+            let t: i64 = t.parse().unwrap();
+            assert!((start..end).contains(&t), "{t} outside the day");
+            let asleep = (night.start()..night.end()).contains(&t);
+            for f in ["spo2_auto", "rmssd", "sdnn1"] {
+                assert!(x.get(f).is_none() || asleep, "{f} while awake at {t}");
+            }
+            if asleep {
+                assert!(x.get("steps").is_none(), "steps while asleep at {t}");
+            }
+            assert_eq!((x["model"].as_str(), x["model_id"].as_i64()), (Some(account::WATCH.model), Some(94)));
+        }
+        let count = |f: &str| series.values().filter(|x| x.get(f).is_some()).count();
+        assert!(count("spo2_auto") >= 20 && count("rmssd") >= 10 && count("heart_rate") >= 250, "{series:?}");
+        // `data_fields` is honoured, and a window never reaches past `now`.
+        let v = call(
+            &d,
+            "/v2/measure",
+            &[
+                ("action", "getintradayactivity"),
+                ("startdate", &s),
+                ("enddate", &e),
+                ("data_fields", "rmssd"),
+            ],
+        );
+        assert!(v["body"]["series"].as_object().unwrap().values().all(|x| x.get("heart_rate").is_none()));
+        let now = noon().to_string();
+        let v = call(&d, "/v2/measure", &[("action", "getintradayactivity"), ("startdate", &now)]);
+        assert_eq!(v["body"]["series"], json!([]));
+    }
+
+    #[test]
+    fn devices_one_stale_one_on_low_battery() {
+        let d = demo();
+        let v = call(&d, "/v2/user", &[("action", "getdevice")]);
+        let devices = v["body"]["devices"].as_array().unwrap();
+        let age = |x: &Value| noon() - x["last_session_date"].as_i64().unwrap();
+        let stale: Vec<&Value> = devices.iter().filter(|x| age(x) > 2 * DAY_SECS).collect();
+        assert_eq!(stale.len(), 1, "{devices:?}");
+        assert_eq!(stale[0]["model"], "BPM Connect");
+        assert!(age(stale[0]) >= 3 * DAY_SECS);
+        let low: Vec<&Value> = devices.iter().filter(|x| x["battery"] == "low").collect();
+        assert_eq!((low.len(), low[0]["model"].as_str()), (1, Some("ScanWatch 2")));
+        // Nothing the BPM Connect measured is newer than its last sync.
+        let synced = stale[0]["last_session_date"].as_i64().unwrap();
+        for g in groups(&d).iter().filter(|g| g["model"] == "BPM Connect") {
+            assert!(g["created"].as_i64().unwrap() <= synced, "{g}");
+        }
+        let goals = call(&d, "/v2/user", &[("action", "getgoals")]);
+        assert_eq!(goals["body"]["goals"]["weight"], json!({"value": 75_000, "unit": -3}));
     }
 }
