@@ -28,6 +28,8 @@ pub struct HeartRecord {
     pub bloodpressure: Option<(Option<f64>, Option<f64>)>,
     /// True when the record carries a stethoscope recording (shown as sent, by the list tool).
     pub stetho: bool,
+    /// The record's own IANA zone, when Withings gives one.
+    pub timezone: Option<String>,
 }
 
 /// Heart-capable device names by model id (withings-api.md §3.10).

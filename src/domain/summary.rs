@@ -14,7 +14,7 @@
 //! - the next-week plan is derived from the person's own baseline.
 
 mod daily;
-mod markdown;
+pub(crate) mod markdown;
 mod schema;
 mod weekly;
 

@@ -188,7 +188,7 @@ pub fn tools() -> Vec<Tool> {
             "withings_list_heart",
             "Heart records",
             "ECG recordings with their AFib classification, and blood pressure and heart rate from heart \
-             devices (Withings heart `list`). ECG waveforms are not included.",
+             devices (Withings heart `list`). ECG traces are not included: withings_get_ecg returns one by its `signalid`.",
             json!({}),
             list_heart,
         ),

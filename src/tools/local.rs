@@ -20,8 +20,8 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_data_inventory",
             title: "Data inventory",
-            description: "Lists the Withings data domains this server reads (body measures, activity, workouts, \
-                sleep, heart), the OAuth scopes they need, the privacy modes, and the first tools to call. \
+            description: "Lists the Withings data domains this server reads (body measures, activity, intraday \
+                samples, workouts, sleep, heart and ECG, devices, goals), the OAuth scopes they need, the privacy modes, and the first tools to call. \
                 No Withings request is made.",
             input_schema: input_schema(Value::Object(Map::new()), &[]),
             output_schema: output_schema(
@@ -141,8 +141,15 @@ const DOMAINS: &[(&str, &str, &str, &[&str], &str)] = &[
         "activity",
         "daily steps, distance, elevation, active minutes and calories",
         "user.activity",
-        &["withings_list_activity"],
+        &["withings_list_activity", "withings_get_goals"],
         "measure v2 getactivity",
+    ),
+    (
+        "intraday",
+        "samples through the day: steps, heart rate, SpO2, HRV (RMSSD, SDNN), calories, distance, elevation, core body temperature, breathing",
+        "user.activity",
+        &["withings_list_intraday"],
+        "measure v2 getintradayactivity",
     ),
     (
         "workouts",
@@ -160,10 +167,24 @@ const DOMAINS: &[(&str, &str, &str, &[&str], &str)] = &[
     ),
     (
         "heart",
-        "ECG recordings with their classification, blood pressure and heart rate from heart devices",
+        "ECG recordings with their classification and trace, blood pressure and heart rate from heart devices",
         "user.metrics",
-        &["withings_list_heart"],
-        "heart v2 list",
+        &["withings_list_heart", "withings_get_ecg"],
+        "heart v2 list, get",
+    ),
+    (
+        "devices",
+        "the person's devices: model, battery, first and last sync, stale when not synced for 48 hours",
+        "user.info",
+        &["withings_list_devices"],
+        "user v2 getdevice",
+    ),
+    (
+        "goals",
+        "steps, sleep and weight goals, with progress and a weight ETA from the trend",
+        "user.info",
+        &["withings_get_goals"],
+        "user v2 getgoals",
     ),
 ];
 
@@ -190,13 +211,14 @@ fn inventory(_ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
     let structured = json!({
         "kind": "data_inventory",
         "domains": domains,
-        "scopes": ["user.metrics", "user.activity"],
+        "scopes": crate::store::config::DEFAULT_SCOPES.split(',').collect::<Vec<_>>(),
         "privacy_modes": modes,
         "first_tools": FIRST_TOOLS,
         "limits": {
             "list_limit_default": 100,
             "list_limit_max": 1000,
             "sleep_detail_window_days": 7,
+            "intraday_window_hours": 24,
             "withings_rate_limit": "120 requests per minute per app",
         },
     });
@@ -220,12 +242,15 @@ const CAN_READ: &[&str] = &[
     "workouts: category, duration, calories, distance, steps, heart-rate zones",
     "sleep summaries (stages, score, heart and breathing rates, snoring) and naps",
     "sleep detail: stage-by-stage segments with heart rate and breathing",
-    "ECG records with their AFib classification",
+    "intraday samples: steps, heart rate, SpO2, HRV (RMSSD, SDNN), calories, distance, elevation, core body temperature, breathing rate",
+    "ECG records with their AFib classification, and one ECG's trace (at most 2,000 samples, µV)",
+    "devices: model, battery, first and last sync, and whether they have stopped syncing",
+    "goals: steps, sleep and weight, with progress over the last week and a weight ETA from the trend",
 ];
 
 const CANNOT_READ: &[&str] = &[
     "GPS tracks or locations (not available through the public API, and removed if present)",
-    "raw ECG waveforms (only the classification and metadata are listed)",
+    "an ECG trace at full resolution (withings_get_ecg returns at most 2,000 evenly spaced samples)",
     "writing or deleting data in your Withings account (every data tool is read-only)",
     "other people's data: only the account you authorized",
     "push updates (webhooks): data is read on request",

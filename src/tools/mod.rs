@@ -8,7 +8,11 @@ pub mod briefs;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod data;
+pub mod ecg;
+pub mod intraday;
+pub mod list_out;
 pub mod local;
+pub mod profile;
 pub mod prompts;
 pub mod readiness;
 pub mod records;
@@ -177,6 +181,10 @@ const ORDER: &[&str] = &[
     "withings_list_workouts",
     "withings_list_sleep_summary",
     "withings_list_sleep",
+    "withings_list_intraday",
+    "withings_list_devices",
+    "withings_get_goals",
+    "withings_get_ecg",
     "withings_daily_summary",
     "withings_weekly_summary",
     "withings_trends",
@@ -195,6 +203,9 @@ fn build() -> Vec<Tool> {
     v.extend(accounts::tools());
     v.extend(local::tools());
     v.extend(data::tools());
+    v.extend(intraday::tools());
+    v.extend(profile::tools());
+    v.extend(ecg::tools());
     v.extend(briefs::tools());
     v.extend(trends::tools());
     let mut v: Vec<Tool> = v.into_iter().map(with_account_arg).collect();

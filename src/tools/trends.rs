@@ -27,7 +27,7 @@ use crate::withings::wire::sleep::{NightWire, SegmentWire};
 use crate::{Error, Result};
 
 /// Days covered when `after` is not given.
-const DEFAULT_DAYS: i64 = 90;
+pub const DEFAULT_DAYS: i64 = 90;
 /// Most points of the smoothed series returned (every `series_step`-th, ending on the latest).
 const MAX_SERIES_POINTS: usize = 200;
 
@@ -269,6 +269,23 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
         regularity,
         demo: ctx.demo(),
     })
+}
+
+/// The trend of a body-measure metric (`weight`, `fat_ratio`…) over `range`, exactly as
+/// `withings_trends` computes it, in SI units: a guest's weigh-ins and goals are left out. `None`
+/// for a name that is not a body-measure metric.
+pub fn measure_trend(name: &str, groups: &[MeasureGroup], range: &Range) -> Option<Trend> {
+    let metric = METRICS.iter().find(|m| m.name == name)?;
+    let Read::Measure(code) = metric.read else { return None };
+    let readings: Vec<Reading> = groups
+        .iter()
+        .filter(|g| !g.ambiguous() && g.category.unwrap_or(1) == 1)
+        .filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? }))
+        .collect();
+    let window = Window { start: range.start.0, end: range.end.0 - 1 };
+    let params =
+        trends::standard_params(metric.min_change_per_week, metric.min_spread, Some(metric.plausible));
+    Some(trends::analyze(&readings, window, &params))
 }
 
 /// One measure type's readings, in SI.

@@ -236,6 +236,7 @@ fn args_for(tool: &str, w: &World) -> Value {
         }
         "withings_revoke_access" => json!({"explicit_user_intent": true}),
         "withings_agent_manifest" => json!({"client": "claude"}),
+        "withings_get_ecg" => json!({"signalid": 55500002, "include_signal": true}),
         "withings_trends" | "withings_chart" => {
             json!({"metric": "weight", "after": "2026-03-01", "before": "2026-03-10"})
         }
@@ -256,6 +257,7 @@ fn python_with_jsonschema() -> Option<String> {
 fn every_tool_output_matches_its_advertised_schema_by_two_validators() {
     let w = World::new("schemas");
     serve_all(&w.fake);
+    crate::detail::serve_all(&w.fake);
     let list = w.mcp(&[json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}})]);
     let tools = list[0]["result"]["tools"].as_array().unwrap().clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();

@@ -13,6 +13,7 @@ mod calls;
 mod concurrency;
 mod data;
 mod demo;
+mod detail;
 mod export;
 mod fake;
 mod faults;

@@ -33,6 +33,8 @@ pub struct HeartWire {
     /// The reference puts `signalid` inside `ecg`; a top-level one is a fallback only.
     #[serde(deserialize_with = "int")]
     signalid: Option<i64>,
+    #[serde(deserialize_with = "text")]
+    timezone: Option<String>,
 }
 
 /// The upstream keys a heart record is read from (the rest, a stethoscope recording included,
@@ -71,6 +73,7 @@ impl Row for HeartWire {
             ecg: self.ecg.map(|e| Ecg { signalid: e.signalid.or(signalid), afib: e.afib }),
             bloodpressure: self.bloodpressure.map(|b| (b.diastole, b.systole)),
             stetho: self.stetho,
+            timezone: self.timezone,
         }
     }
 }

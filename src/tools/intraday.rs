@@ -1,0 +1,292 @@
+//! `withings_list_intraday`: the day sample by sample (measure v2 `getintradayactivity`).
+//!
+//! Withings answers at most 24 hours per request and does not page, so a range is read in 24 h
+//! windows, newest first, one request each (a week is 7 requests): `limit` then returns the most
+//! recent samples, and `next_offset` names the window and the sample to go on from
+//! (`withings::windows`). [`each_window`] reads a range the same way for export, oldest first,
+//! handing over each window's samples as soon as they are decoded.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Map, Value};
+
+use crate::domain::intraday::{self, FIELDS, FieldSet, Sample};
+use crate::domain::privacy::{self, PrivacyMode};
+use crate::domain::time::{self, DAY_SECS, Instant, Range, Zone};
+use crate::domain::units::{self, Units};
+use crate::tools::data;
+use crate::tools::list_out::{self, ListOut, UpstreamOut};
+use crate::tools::schema::from_text;
+use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
+use crate::withings::client::Client;
+use crate::withings::windows;
+use crate::withings::wire::intraday::IntradayBody;
+use crate::{Error, Result};
+
+const PATH: &str = "/v2/measure";
+const ACTION: &str = "getintradayactivity";
+
+/// The tool.
+pub fn tools() -> Vec<Tool> {
+    let fields: Vec<&str> = FIELDS.iter().map(|f| f.name).collect();
+    let mut props = list_out::properties(
+        &["after", "before", "limit", "offset", "privacy_mode", "units"],
+        "the 24 hours before `before`",
+        FIELDS_PROPERTY,
+    );
+    props["fields"]["items"]["enum"] = serde_json::json!(fields);
+    props["fields"]["maxItems"] = serde_json::json!(FIELDS.len());
+    vec![Tool {
+        name: "withings_list_intraday",
+        title: "Intraday activity",
+        description: "Samples through the day from Withings measure v2 `getintradayactivity`: steps, heart rate, \
+            SpO2 (spo2_auto), HRV (rmssd, sdnn1, hrv_quality), calories, distance, elevation, swim strokes and \
+            laps, core body temperature, breathing rate and chest movement rate, each sample holding only the \
+            fields recorded at that moment. Default: the last 24 hours; longer ranges are read in 24-hour \
+            windows, one request each (a week is 7 requests), newest first. `fields` keeps only the named \
+            fields and asks Withings only for them. Which fields exist depends on the watch and the plan.",
+        input_schema: input_schema(props, &[]),
+        output_schema: output_schema(
+            from_text(OUTPUT_PROPERTIES),
+            &["count", "records", "has_more", "empty", "range", "privacy_mode", "units"],
+        ),
+        annotations: Annotations::REMOTE_READ,
+        handler: list_intraday,
+    }]
+}
+
+const FIELDS_PROPERTY: &str = r#"{"fields": {"type": "array", "items": {"type": "string", "enum": []},
+    "description": "only these data fields (default: every field)"}}"#;
+
+const OUTPUT_PROPERTIES: &str = r#"{
+    "count": {"type": "integer", "minimum": 0},
+    "records": {"type": "array", "items": {"type": "object", "required": ["time"],
+        "properties": {"time": {"type": "integer"}, "local_time": {"type": "string"}}}},
+    "has_more": {"type": "boolean"}, "next_offset": {"type": "integer"}, "empty": {"type": "boolean"},
+    "range": {"type": "object", "required": ["after", "before", "zone"]},
+    "privacy_mode": {"type": "string", "enum": ["summary", "structured", "raw"]},
+    "units": {"type": "string"}, "upstream": {"type": "object"}}"#;
+
+/// The range: `after`/`before` in the user's zone; without `after`, the 24 hours before `before`
+/// (default now), not whole civil days.
+fn intraday_range(args: &Map<String, Value>, zone: &Zone, now: i64) -> Result<Range> {
+    let mut range = data::date_range(args, zone, now, 1)?;
+    if !args.contains_key("after") {
+        range.start = range.end.plus(-DAY_SECS);
+        range.start_date = zone.local_date(range.start);
+    }
+    Ok(range)
+}
+
+fn fields_arg(args: &Map<String, Value>) -> Result<FieldSet> {
+    let names: Vec<&str> = args
+        .get("fields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    FieldSet::of(&names).map_err(|e| Error::arg("fields", e))
+}
+
+/// The request parameters of the window `[start, end)` (Withings' `enddate` is inclusive).
+fn params(start: Instant, end: Instant, fields: FieldSet) -> Vec<(&'static str, String)> {
+    vec![
+        ("startdate", start.0.to_string()),
+        ("enddate", (end.0 - 1).max(start.0).to_string()),
+        ("data_fields", fields.data_fields()),
+    ]
+}
+
+/// One window's samples with a value in `fields`, newest first.
+pub fn fetch_window(
+    client: &mut Client,
+    start: Instant,
+    end: Instant,
+    fields: FieldSet,
+) -> Result<Vec<Sample>> {
+    fetch(client, start, end, fields, None)
+}
+
+/// [`fetch_window`]; in raw privacy mode each sample's object as sent also goes into `raw`, by time.
+fn fetch(
+    client: &mut Client,
+    start: Instant,
+    end: Instant,
+    fields: FieldSet,
+    raw: Option<&mut Vec<(i64, Value)>>,
+) -> Result<Vec<Sample>> {
+    let endpoint = format!("{PATH} {ACTION}");
+    let answer = client.call_answer(PATH, ACTION, &params(start, end, fields))?;
+    let body: IntradayBody = answer.body(&endpoint)?;
+    if let Some(raw) = raw
+        && let Some(Value::Object(series)) = answer.value(&endpoint)?.get_mut("series").map(Value::take)
+    {
+        raw.extend(series.into_iter().filter_map(|(k, v)| Some((k.trim().parse().ok()?, v))));
+    }
+    let kept = body.series.into_iter().filter_map(|s| s.keep(fields)).collect();
+    Ok(intraday::in_window(kept, start, end))
+}
+
+/// Reads `range` window by window, oldest first, handing each window's samples (oldest first) to
+/// `each` as soon as they are decoded: the streaming source for export.
+pub fn each_window(
+    client: &mut Client,
+    range: &Range,
+    fields: FieldSet,
+    each: &mut dyn FnMut(Vec<Sample>) -> Result<()>,
+) -> Result<()> {
+    let windows = time::split_range(range, DAY_SECS);
+    client.expect(windows.len());
+    for (start, end) in windows {
+        let mut samples = fetch_window(client, start, end, fields)?;
+        samples.reverse();
+        each(samples)?;
+    }
+    Ok(())
+}
+
+fn list_intraday(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
+    let s = data::settings(ctx, args)?;
+    let fields = fields_arg(args)?;
+    let range = intraday_range(args, &s.zone, ctx.now)?;
+    let mut client = ctx.client(&s.cfg, &s.zone)?;
+    let mut windows = time::split_range(&range, DAY_SECS);
+    windows.reverse();
+    let (limit, offset) = (list_out::limit(args), list_out::offset(args));
+    let raw_mode = s.privacy == PrivacyMode::Raw;
+    let mut raw = Vec::new();
+    let mut one =
+        |c: &mut Client, a: Instant, b: Instant| fetch(c, a, b, fields, raw_mode.then_some(&mut raw));
+    let got = windows::read(&mut client, &windows, limit, offset, &mut one)?;
+    let with_model = s.privacy == PrivacyMode::Structured;
+    let records = got.rows.into_iter().map(|x| SampleOut::new(x, &s.zone, with_model)).collect();
+    let upstream = UpstreamOut::new(PATH, ACTION, client.requests_sent(), got.budget_spent);
+    let mut out = ListOut::new(records, got.next_offset, s.privacy, s.units, upstream);
+    out.range = Some(data::range_out(&range, &s.zone));
+    // Raw mode answers each sample as sent (its time as `time`); the text reads them decoded.
+    let markdown = markdown(&out, s.units);
+    let mut structured = out.to_value()?;
+    if raw_mode {
+        let sent = out.records.iter().map(|r| {
+            let mut m = Map::new();
+            m.insert("time".into(), r.sample.t.0.into());
+            let sent = raw.iter_mut().find(|(t, _)| *t == r.sample.t.0).map(|(_, v)| v.take());
+            if let Some(Value::Object(fields)) = sent {
+                m.extend(fields);
+            }
+            let mut v = Value::Object(m);
+            privacy::strip_secrets(&mut v);
+            v
+        });
+        structured["records"] = Value::Array(sent.collect());
+    }
+    Ok(Output { structured, markdown, extra: Vec::new() })
+}
+
+/// One sample as the answer shows it: its time, the device (structured mode), and only the
+/// fields recorded, in Withings' names; whole numbers as integers.
+#[derive(Debug)]
+struct SampleOut {
+    sample: Sample,
+    local_time: String,
+    with_model: bool,
+}
+
+impl SampleOut {
+    fn new(sample: Sample, zone: &Zone, with_model: bool) -> SampleOut {
+        SampleOut { local_time: time::format_local(sample.t, zone), sample, with_model }
+    }
+}
+
+impl Serialize for SampleOut {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let x = &self.sample;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("time", &x.t.0)?;
+        m.serialize_entry("local_time", &self.local_time)?;
+        if self.with_model {
+            if let Some(model) = &x.model {
+                m.serialize_entry("model", model)?;
+            }
+            if let Some(id) = x.model_id {
+                m.serialize_entry("model_id", &id)?;
+            }
+        }
+        for (f, v) in FIELDS.iter().zip(&x.values) {
+            if let Some(v) = v {
+                m.serialize_entry(f.name, &Number(*v))?;
+            }
+        }
+        m.end()
+    }
+}
+
+/// A value as JSON shows it best: whole numbers (step counts) as integers.
+struct Number(f64);
+
+impl Serialize for Number {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self.0.fract() == 0.0 && self.0.abs() < 9.0e15 {
+            true => s.serialize_i64(self.0 as i64),
+            false => s.serialize_f64(self.0),
+        }
+    }
+}
+
+fn heading<R: Serialize>(out: &ListOut<R>) -> String {
+    let minute = |t: &str| t.get(..16).unwrap_or(t).replace('T', " ");
+    match &out.range {
+        Some(r) => format!("# Intraday samples {} → {} ({})\n\n", minute(&r.start), minute(&r.end), r.zone),
+        None => "# Intraday samples\n\n".to_string(),
+    }
+}
+
+/// The samples as a person reads them: what each field did over the samples shown, then the
+/// samples themselves, newest first, in the units asked for.
+fn markdown(out: &ListOut<SampleOut>, units: Units) -> String {
+    let mut md = heading(out);
+    if out.records.is_empty() {
+        md.push_str("No intraday samples in this range.\n");
+        return md + &list_out::markdown_footer(out, "samples");
+    }
+    let samples = || out.records.iter().map(|r| &r.sample);
+    let present: Vec<(usize, &intraday::Field)> = FIELDS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| samples().any(|x| x.values.get(*i).is_some_and(Option::is_some)))
+        .collect();
+    md.push_str("| field | samples | lowest | highest | mean | total |\n|---|---|---|---|---|---|\n");
+    for &(i, f) in &present {
+        let Some(st) = intraday::stats(samples(), i) else { continue };
+        let total = match intraday::additive(i) {
+            true => show(f, st.sum, units),
+            false => String::new(),
+        };
+        let (lo, hi, mean) = (show(f, st.min, units), show(f, st.max, units), show(f, st.mean, units));
+        md.push_str(&format!("| {} | {} | {lo} | {hi} | {mean} | {total} |\n", f.what, st.n));
+    }
+    md.push_str("\n| time |");
+    for (_, f) in &present {
+        md.push_str(&format!(" {} |", f.name));
+    }
+    md.push_str(&format!("\n|---|{}\n", "---|".repeat(present.len())));
+    for r in &out.records {
+        md.push_str(&format!("| {} |", r.local_time.get(..16).unwrap_or(&r.local_time).replace('T', " ")));
+        for &(i, f) in &present {
+            let cell =
+                r.sample.values.get(i).copied().flatten().map(|v| show(f, v, units)).unwrap_or_default();
+            md.push_str(&format!(" {cell} |"));
+        }
+        md.push('\n');
+    }
+    md + &list_out::markdown_footer(out, "samples")
+}
+
+/// A value of a field with its unit, converted for `units` (distance, temperature).
+fn show(f: &intraday::Field, v: f64, units: Units) -> String {
+    let decimals = match f.unit {
+        "steps" | "floors" | "strokes" | "laps" | "s" | "bpm" => 0,
+        _ => 1,
+    };
+    units::format_quantity(v, f.unit, units, decimals).unwrap_or_else(|| units::fmt_num(v, decimals))
+}

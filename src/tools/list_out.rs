@@ -1,0 +1,169 @@
+//! The answer every list tool gives, as a typed value: `count`, `records`, `has_more`, `empty`,
+//! the `range` asked about, the privacy mode and units, what was asked of Withings, and
+//! `next_offset` when there is more. Serialised as is for `structuredContent` (field order is key
+//! order, the same as the list tools of `data.rs`).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::domain::named::Named;
+use crate::domain::privacy::PrivacyMode;
+use crate::domain::units::Units;
+use crate::tools::data::{DEFAULT_LIMIT, MAX_LIMIT};
+use crate::tools::schema::from_text;
+use crate::tools::trend_output::WindowOut;
+use crate::withings::budget::MAX_REQUESTS;
+use crate::{Error, Result};
+
+/// A list answer.
+#[derive(Debug, Serialize)]
+pub struct ListOut<R: Serialize> {
+    pub count: usize,
+    pub records: Vec<R>,
+    pub has_more: bool,
+    pub empty: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<WindowOut>,
+    pub privacy_mode: PrivacyMode,
+    pub units: Units,
+    pub upstream: UpstreamOut,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<i64>,
+}
+
+impl<R: Serialize> ListOut<R> {
+    /// An answer holding `records`, with more to come from `next_offset` when it is given.
+    pub fn new(
+        records: Vec<R>,
+        next_offset: Option<i64>,
+        privacy_mode: PrivacyMode,
+        units: Units,
+        upstream: UpstreamOut,
+    ) -> Self {
+        ListOut {
+            count: records.len(),
+            has_more: next_offset.is_some(),
+            empty: records.is_empty() && next_offset.is_none(),
+            records,
+            range: None,
+            privacy_mode,
+            units,
+            upstream,
+            next_offset,
+        }
+    }
+
+    /// The answer as `structuredContent`.
+    pub fn to_value(&self) -> Result<Value> {
+        serde_json::to_value(self).map_err(|e| Error::json("list answer", e))
+    }
+}
+
+/// What the answer cost upstream.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpstreamOut {
+    /// `path action`, e.g. `/v2/user getdevice`.
+    pub action: String,
+    pub requests: usize,
+    /// Why reading stopped early (the call's request budget), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+impl UpstreamOut {
+    pub fn new(path: &str, action: &str, requests: usize, budget_spent: bool) -> UpstreamOut {
+        let stopped = budget_spent.then(|| format!("request limit reached ({MAX_REQUESTS} per call)"));
+        UpstreamOut { action: format!("{path} {action}"), requests, stopped }
+    }
+}
+
+/// The arguments of the list convention (`after`, `before`, `limit`, `offset`, `privacy_mode`,
+/// `units`) as JSON Schema properties, written as text: a `json!` literal compiles to code per
+/// entry. `after`'s default is said by each tool.
+const LIST_PROPERTIES: &str = r#"{
+    "after": {"type": "string", "description": "start: YYYY-MM-DD (a whole civil day in your zone) or ISO 8601 with offset"},
+    "before": {"type": "string", "description": "end: YYYY-MM-DD (through the end of that day) or ISO 8601 with offset; default now"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "most records to return (1-1000)"},
+    "offset": {"type": "integer", "minimum": 0, "description": "continue a previous answer: pass its next_offset"},
+    "privacy_mode": {"type": "string", "enum": ["summary", "structured", "raw"], "description": "summary, structured (default, or WITHINGS_PRIVACY_MODE) or raw"},
+    "units": {"type": "string", "enum": ["metric", "imperial", "uk"], "description": "metric, imperial or uk; default WITHINGS_UNITS or metric"}}"#;
+
+/// The list convention's properties named in `keep`, plus `extra` (JSON text of more
+/// properties); `after`'s description gains `after_default`.
+pub fn properties(keep: &[&str], after_default: &str, extra: &str) -> Value {
+    let mut props = Map::new();
+    if let Value::Object(all) = from_text(LIST_PROPERTIES) {
+        props.extend(all.into_iter().filter(|(k, _)| keep.contains(&k.as_str())));
+    }
+    if let Some(Value::String(d)) = props.get_mut("after").and_then(|a| a.get_mut("description")) {
+        d.push_str(&format!("; default {after_default}"));
+    }
+    if let Value::Object(more) = from_text(extra) {
+        props.extend(more);
+    }
+    Value::Object(props)
+}
+
+/// `limit` as validated by the schema (default 100, at most 1000).
+pub fn limit(args: &Map<String, Value>) -> usize {
+    args.get("limit").and_then(Value::as_i64).unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize
+}
+
+/// `offset` as validated by the schema (default 0).
+pub fn offset(args: &Map<String, Value>) -> i64 {
+    args.get("offset").and_then(Value::as_i64).unwrap_or(0).max(0)
+}
+
+/// The closing lines of a list's markdown: why it stopped, how to go on, and what it holds.
+pub fn markdown_footer<R: Serialize>(out: &ListOut<R>, noun: &str) -> String {
+    let mut md = String::new();
+    if let Some(why) = &out.upstream.stopped {
+        md.push_str(&format!("\nStopped early: {why}.\n"));
+    }
+    if let Some(n) = out.next_offset {
+        md.push_str(&format!("\nMore {noun} exist: call again with `offset` = {n}.\n"));
+    }
+    md.push_str(&format!("\n{} {noun} · privacy mode `{}`\n", out.count, out.privacy_mode.name()));
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn property_texts_match_the_code() {
+        let all = from_text(LIST_PROPERTIES);
+        assert_eq!(all["privacy_mode"]["enum"], serde_json::json!(PrivacyMode::names()));
+        assert_eq!(all["units"]["enum"], serde_json::json!(Units::names()));
+        assert_eq!(
+            (all["limit"]["maximum"].as_i64(), all["limit"]["default"].as_i64()),
+            (Some(MAX_LIMIT), Some(DEFAULT_LIMIT))
+        );
+        let p = properties(&["after", "limit"], "the last 24 hours", r#"{"x": {"type": "boolean"}}"#);
+        let keys: Vec<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["after", "limit", "x"]);
+        assert!(p["after"]["description"].as_str().unwrap().ends_with("; default the last 24 hours"));
+    }
+
+    #[test]
+    fn shape_and_footer() {
+        let up = UpstreamOut::new("/v2/user", "getdevice", 1, false);
+        let out = ListOut::new(vec![1, 2], Some(2), PrivacyMode::Summary, Units::Metric, up);
+        let v = out.to_value().unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            ["count", "records", "has_more", "empty", "privacy_mode", "units", "upstream", "next_offset"]
+        );
+        assert_eq!((v["count"].as_u64(), v["has_more"].as_bool()), (Some(2), Some(true)));
+        let md = markdown_footer(&out, "devices");
+        assert!(md.contains("`offset` = 2") && md.contains("2 devices · privacy mode `summary`"), "{md}");
+        let spent = UpstreamOut::new("/v2/measure", "getintradayactivity", 60, true);
+        let out = ListOut::<i64>::new(vec![], None, PrivacyMode::Raw, Units::Uk, spent);
+        assert!(out.empty);
+        assert!(
+            markdown_footer(&out, "samples").contains("Stopped early: request limit reached (60 per call)")
+        );
+    }
+}
