@@ -168,11 +168,15 @@ fn every_tool_that_reads_withings_takes_account_and_uses_its_token() {
         let name = t["name"].as_str().unwrap();
         assert!(t["inputSchema"]["properties"]["account"].is_object(), "{name} takes no account");
         assert!(t["outputSchema"]["required"].as_array().unwrap().contains(&json!("account")), "{name}");
-        // Required arguments get the first value their schema allows.
+        // Required arguments get the first value their schema allows; an id (withings_get_ecg's
+        // signalid) gets the one the fake serves.
         let mut args = json!({"account": "bob", "response_format": "json"});
         for r in t["inputSchema"]["required"].as_array().unwrap() {
             let r = r.as_str().unwrap();
-            args[r] = t["inputSchema"]["properties"][r]["enum"][0].clone();
+            args[r] = match &t["inputSchema"]["properties"][r]["enum"][0] {
+                Value::Null => json!(crate::detail::SERVED_SIGNALID),
+                first => first.clone(),
+            };
         }
         let before = w.fake.requests().len();
         let reply = w.mcp_call(name, args);

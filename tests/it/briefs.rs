@@ -257,7 +257,6 @@ fn python_with_jsonschema() -> Option<String> {
 fn every_tool_output_matches_its_advertised_schema_by_two_validators() {
     let w = World::new("schemas");
     serve_all(&w.fake);
-    crate::detail::serve_all(&w.fake);
     let list = w.mcp(&[json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}})]);
     let tools = list[0]["result"]["tools"].as_array().unwrap().clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();

@@ -293,6 +293,7 @@ pub fn serve_all(fake: &FakeWithings) {
     for c in CASES {
         serve(fake, c.path, c.action, c.file, c.list_key);
     }
+    crate::detail::serve_all(fake);
 }
 
 /// Local midnight of 2026-03-01 and the last second of 2026-03-10, Europe/Paris (UTC+1).

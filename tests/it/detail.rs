@@ -374,9 +374,12 @@ fn ecg_world(tag: &str) -> World {
     w
 }
 
+/// The ECG the fake serves (heart `get`); any other id is unknown to it.
+pub const SERVED_SIGNALID: i64 = 55_500_002;
+
 fn ecg_get(rec: &Recorded) -> Value {
-    match rec.get("signalid") {
-        Some("55500002") => {
+    match rec.get("signalid").and_then(|s| s.parse::<i64>().ok()) {
+        Some(SERVED_SIGNALID) => {
             let signal: Vec<i64> = (0..9000).map(|i| (i % 300) - 150).collect();
             json!({"status": 0, "body": {"signal": signal, "sampling_frequency": 300, "wearposition": 1, "model": 93,
                                           "heart_rate": {"value": 72, "grpid": 1}}})
