@@ -18,6 +18,7 @@ pub mod sort;
 pub mod store;
 pub mod text;
 pub mod tools;
+pub mod value;
 pub mod withings;
 
 pub use error::{Error, Result};

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::cli::AuthOpts;
 use crate::server::callback;
@@ -25,6 +25,7 @@ use crate::store::pending;
 use crate::store::tokens::{self, Tokens};
 use crate::text::escape;
 use crate::tools::Ctx;
+use crate::value::json;
 use crate::withings::client::Client;
 use crate::withings::oauth;
 use crate::{Error, Result};

@@ -5,12 +5,13 @@
 
 use std::io::Write;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::cli::DoctorOpts;
 use crate::commands::clients::{self, ClientKind, Os};
 use crate::tools::Ctx;
 use crate::tools::readiness::{Check, next_steps, readiness};
+use crate::value::json;
 use crate::{Error, Result};
 
 /// Runs the command and returns the exit code.

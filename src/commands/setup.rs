@@ -7,7 +7,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::{Command, Stdio};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::cli::{AuthOpts, SetupOpts};
 use crate::commands::clients::{self, ClientKind, Os};
@@ -17,6 +17,7 @@ use crate::domain::time::CivilDate;
 use crate::store::config::{DEFAULT_REDIRECT_URI, Key};
 use crate::store::fsutil;
 use crate::tools::Ctx;
+use crate::value::json;
 use crate::{Error, Result};
 
 /// Runs the command and returns the exit code.

@@ -24,10 +24,11 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::domain::fields::{self, Extra, put};
 use crate::domain::time::{Instant, Zones, format_local};
+use crate::value::json;
 
 /// Whether a measure type is a quantity or a coded classification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

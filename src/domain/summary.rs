@@ -21,7 +21,9 @@ mod weekly;
 #[cfg(test)]
 mod tests;
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::value::json;
 
 pub use crate::domain::summary::daily::daily;
 pub use crate::domain::summary::markdown::{daily_markdown, weekly_markdown};

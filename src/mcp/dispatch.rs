@@ -8,12 +8,13 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::mcp::jsonrpc::{self, Message, RpcError};
 use crate::mcp::notify::{Notifier, Notify};
 use crate::store::accounts::Account;
 use crate::tools::{self, Ctx, Output, conformance, prompts, resources};
+use crate::value::json;
 use crate::withings::budget::{Level, Sink};
 use crate::{Error, VERSION};
 

@@ -1,7 +1,9 @@
 //! JSON-RPC 2.0 framing: classify one decoded message and build responses. The only place that
 //! knows the envelope shape.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use crate::value::json;
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;

@@ -8,8 +8,9 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::value::json;
 use crate::withings::budget::{Event, Level, Sink};
 
 /// Sends one JSON-RPC notification while a request is being handled.

@@ -4,12 +4,13 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::VERSION;
 use crate::mcp::dispatch::{HANDSHAKE_VERSIONS, STATELESS};
 use crate::mcp::jsonrpc::{self, RpcError};
+use crate::value::json;
 
 /// The largest request body accepted: the largest message, as on stdio (1 MiB).
 pub const BODY_LIMIT: usize = jsonrpc::MAX_MESSAGE;

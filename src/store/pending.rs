@@ -13,10 +13,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::store::accounts::Account;
 use crate::store::{fsutil, tokens};
+use crate::value::json;
 use crate::{Error, Result};
 
 /// How long a sign-in stays pending.

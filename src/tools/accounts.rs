@@ -159,7 +159,7 @@ fn state(accounts: &Accounts, account: &Account, served: &Account, now: i64) -> 
 
 fn list(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
     let states = states(&ctx.env, ctx.now)?;
-    let structured = serde_json::json!({ "accounts": states });
+    let structured = crate::value::json!({ "accounts": states });
     let mut md =
         String::from("# Withings accounts\n\n| account | connected | token | scopes |\n|---|---|---|---|\n");
     for s in &states {

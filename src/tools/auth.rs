@@ -1,13 +1,14 @@
 //! Connection tools: local readiness, the authorization URL, the code exchange and revocation.
 //! None of them ever returns a token or the client secret.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::store::accounts::Accounts;
 use crate::store::config::Key;
 use crate::store::{pending, tokens};
 use crate::tools::readiness::{Check, next_steps, readiness};
 use crate::tools::{Annotations, Ctx, Output, Tool, schema, wants_json};
+use crate::value::json;
 use crate::withings::oauth;
 use crate::{Error, Result};
 

@@ -6,7 +6,7 @@
 //! handed to `domain::summary`, which never counts missing data as zero. A domain that fails is
 //! named with its reason while the others still answer.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::domain::activity::ActivityDay;
 use crate::domain::heart::HeartRecord;
@@ -19,6 +19,7 @@ use crate::domain::units::Units;
 use crate::store;
 use crate::tools::data::{self, Settings};
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
+use crate::value::json;
 use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::heart::HeartWire;
 use crate::withings::wire::sleep::NightWire;

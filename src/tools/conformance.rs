@@ -8,10 +8,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::tools::prompts::{Arg, Prompt};
 use crate::tools::{Annotations, Ctx, Output, Tool};
+use crate::value::json;
 use crate::{Error, Result};
 
 /// The environment switch (read from the process environment: catalogue functions take no context).

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::domain::fields;
 use crate::domain::measures;
@@ -25,6 +25,7 @@ use crate::tools::records::workouts::WorkoutOut;
 use crate::tools::records::{self, Listed};
 use crate::tools::trend_output::WindowOut;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
+use crate::value::json;
 use crate::withings::client::{Client, Walk};
 use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::heart::HeartWire;

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::Result;
 use crate::domain::named::Named;
@@ -13,6 +13,7 @@ use crate::store::accounts::Accounts;
 use crate::store::config::{Config, Env, Key};
 use crate::store::fsutil;
 use crate::tools::{self, Annotations, Ctx, Output, Tool, input_schema, output_schema, resources, schema};
+use crate::value::json;
 
 /// The local tools of this family.
 pub fn tools() -> Vec<Tool> {

@@ -310,7 +310,7 @@ pub fn input_schema(mut props: Value, required: &[&str]) -> Value {
     if let Some(p) = props.as_object_mut() {
         p.insert(
             "response_format".into(),
-            serde_json::json!({
+            crate::value::json!({
                 "type": "string",
                 "enum": ["markdown", "json"],
                 "default": "markdown",
@@ -318,7 +318,7 @@ pub fn input_schema(mut props: Value, required: &[&str]) -> Value {
             }),
         );
     }
-    serde_json::json!({
+    crate::value::json!({
         "$schema": SCHEMA_DIALECT,
         "type": "object",
         "properties": props,
@@ -333,10 +333,10 @@ pub fn output_schema(mut props: Value, required: &[&str]) -> Value {
     if let Some(p) = props.as_object_mut() {
         p.insert(
             "demo".into(),
-            serde_json::json!({"type": "boolean", "description": "true when the answer comes from the built-in demo account"}),
+            crate::value::json!({"type": "boolean", "description": "true when the answer comes from the built-in demo account"}),
         );
     }
-    serde_json::json!({"$schema": SCHEMA_DIALECT, "type": "object", "properties": props, "required": required})
+    crate::value::json!({"$schema": SCHEMA_DIALECT, "type": "object", "properties": props, "required": required})
 }
 
 /// `response_format` from validated arguments (`markdown` unless `json`).

@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::store::accounts::Account;
+use crate::value::json;
 use crate::{Error, Result};
 
 /// One prompt argument.

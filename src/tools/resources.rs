@@ -1,9 +1,10 @@
 //! MCP resources (CONTRACT §5). Each resource is read by running a tool with `response_format`
 //! `json`, so a resource never disagrees with the tool it mirrors.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::image::inflate;
+use crate::value::json;
 
 /// One static resource.
 #[derive(Debug, Clone, Copy)]

@@ -5,7 +5,7 @@
 //! slope with an interval, a verdict outside the noise) in SI units, and are converted for
 //! display last.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::domain::activity::ActivityDay;
 use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
@@ -21,6 +21,7 @@ use crate::tools::trend_output::{
     RecompositionOut, RegularityOut, RejectedOut, SeriesPoint, SlopeOut, SriOut, TimingOut, TrendOut,
 };
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
+use crate::value::json;
 use crate::withings::client::Client;
 use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::sleep::{NightWire, SegmentWire};

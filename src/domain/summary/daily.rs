@@ -1,6 +1,6 @@
 //! The daily brief: one civil day's body, sleep, activity and heart, with readiness context.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::domain::summary::markdown::md;
 use crate::domain::summary::{
@@ -8,6 +8,7 @@ use crate::domain::summary::{
     bedtime_target, clock, domain_quality, fin, freshness, int, main_sleep, median, num, safety,
     unwrap_bedtime,
 };
+use crate::value::json;
 
 /// The daily brief for `day`. `today` tells whether the day is still in progress (its activity is
 /// partial) and anchors nothing else. Records outside `day - DAILY_LOOKBACK_DAYS ..= day` are used

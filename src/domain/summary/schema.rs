@@ -5,7 +5,9 @@
 //! a tenth of building the same tree with `json!`, and far less code in the binary. The tests
 //! check every brief against them, so a change to a brief that forgets its schema fails.
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::value::json;
 
 const DAILY: &str = include_str!("daily_schema.json");
 const WEEKLY: &str = include_str!("weekly_schema.json");

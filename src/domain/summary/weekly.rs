@@ -1,13 +1,14 @@
 //! The weekly brief: aggregates over a window of days, deltas against the prior window, load
 //! classification, bottlenecks with their evidence, and a next-week plan from the person's baseline.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::domain::summary::markdown::md;
 use crate::domain::summary::{
     DOMAINS, Inputs, Night, activity_of, at_or_above_130_80, bedtime_target, clock, domain_quality, fin,
     freshness, int, main_sleep, mean, median, num, safety, spread, unwrap_bedtime,
 };
+use crate::value::json;
 
 /// A window needs data on at least this share of its days (and at least 3 days) before its
 /// averages are used to classify load or set targets.
