@@ -325,9 +325,10 @@ const GROUP_KEYS: &[&str] = &[
 const MEASURE_KEYS: &[&str] = &["value", "type", "unit", "position", "algo", "fm"];
 
 impl MeasureGroup {
-    /// Might belong to another user of the same device (attrib 1).
+    /// Might belong to another user of the same device: attrib 1, and any code Withings has
+    /// not documented (it may be a guest's too; trends and owner filters leave it out).
     pub fn ambiguous(&self) -> bool {
-        self.attrib == Some(1)
+        !matches!(self.attrib, None | Some(0 | 2 | 3 | 4 | 5 | 7 | 8 | 15 | 17))
     }
 
     /// Entered by hand (attrib 2, or 4 at account creation).
@@ -593,6 +594,11 @@ mod tests {
             assert_eq!((g.ambiguous(), g.manual()), (amb, man), "attrib {a}");
             assert!(attrib_name(a).is_some());
         }
+        // An undocumented code might be a guest's: ambiguous, like 1.
+        for a in [6, 9, 99, -1] {
+            assert!(MeasureGroup { attrib: Some(a), ..MeasureGroup::default() }.ambiguous(), "attrib {a}");
+        }
+        assert!(!MeasureGroup::default().ambiguous());
         assert_eq!(attrib_name(6), None);
         assert_eq!(afib_name(13), Some("no_diagnosis"));
         assert_eq!(afib_name(14), None);
