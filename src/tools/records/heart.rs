@@ -5,7 +5,7 @@
 //! { "type": "ecg",                    // "ecg", "blood_pressure", "ecg_blood_pressure",
 //!                                     // "stetho" or "heart_rate"
 //!   "timestamp": 1735730000, "local_time": "2025-01-01T12:13:20+01:00",
-//!   "local_date": "2025-01-01", "timezone": "Europe/Paris",   // the user's zone
+//!   "local_date": "2025-01-01", "timezone": "Europe/Paris",   // the record's, else the user's
 //!   "heart_rate": 67.0,
 //!   "ecg": {"signalid": 55500001, "afib": 0, "afib_name": "negative"},
 //!   "bloodpressure": {"diastole": 79.0, "systole": 124.0},
@@ -76,13 +76,13 @@ impl Listed for HeartOut {
         !HEART_KEYS.contains(&key)
     }
 
-    fn zone(_: &HeartRecord) -> Option<&str> {
-        None
+    fn zone(h: &HeartRecord) -> Option<&str> {
+        h.timezone.as_deref()
     }
 
-    /// Local times in the user's zone.
+    /// Local times in the record's own zone, else the user's.
     fn new(h: &Kept<Self>, zones: &Zones, _: Units) -> HeartOut {
-        let zone = zones.user();
+        let zone = zones.for_record(h.timezone.as_deref());
         HeartOut {
             kind: h.kind(),
             timestamp: h.timestamp.map(|t| t.0),
@@ -190,6 +190,18 @@ mod tests {
         assert_eq!(shown(&obj_hr, &utc)["ecg"], json!({"signalid": 4, "afib": 99}));
         assert_eq!(one(json!({"heart_rate": "65.5"})).heart_rate, Some(65.5));
         assert_eq!(one(json!({"heart_rate": [1]})).heart_rate, None);
+    }
+
+    #[test]
+    fn a_record_keeps_its_own_zone() {
+        let mut zones = Zones::new(Zone::utc());
+        zones.insert(Zone::from_posix("EST5EDT,M3.2.0,M11.1.0").unwrap().renamed("America/New_York"));
+        let h = one(json!({"timestamp": 1_735_730_000, "timezone": "America/New_York", "heart_rate": 60}));
+        let j = shown(&h, &zones);
+        assert_eq!(
+            (j["timezone"].as_str(), j["local_time"].as_str()),
+            (Some("America/New_York"), Some("2025-01-01T06:13:20-05:00"))
+        );
     }
 
     #[test]

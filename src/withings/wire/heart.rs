@@ -40,7 +40,7 @@ pub struct HeartWire {
 /// The upstream keys a heart record is read from (the rest, a stethoscope recording included,
 /// passes through where a privacy mode shows it).
 pub const HEART_KEYS: &[&str] =
-    &["timestamp", "modified", "model", "deviceid", "heart_rate", "ecg", "bloodpressure"];
+    &["timestamp", "modified", "model", "deviceid", "heart_rate", "ecg", "bloodpressure", "timezone"];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
