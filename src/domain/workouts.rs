@@ -265,6 +265,11 @@ impl Workout {
         positive(WorkoutField::Distance).or_else(|| positive(WorkoutField::ManualDistance))
     }
 
+    /// Seconds from start to end, pauses included (the workout's `duration`).
+    pub fn span_secs(&self) -> Option<i64> {
+        Some(self.end?.0 - self.start?.0).filter(|s| *s >= 0)
+    }
+
     /// Seconds of activity: end − start minus pauses (user-entered, else detected).
     pub fn duration_secs(&self) -> Option<i64> {
         let span = self.end?.0 - self.start?.0;

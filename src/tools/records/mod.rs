@@ -143,10 +143,16 @@ pub struct HrZonesOut {
 }
 
 impl HrZonesOut {
-    /// The zones `hr_zone_0..3`; none when Withings sent none of them.
+    /// The zones `hr_zone_0..3`; none when Withings sent none of them, or only zeros (its
+    /// "no heart-rate data").
     pub fn of(z: [Option<f64>; 4]) -> Option<HrZonesOut> {
         let [light, moderate, intense, maximal] = z;
-        z.iter().any(Option::is_some).then_some(HrZonesOut { light, moderate, intense, maximal })
+        z.iter().any(|v| v.is_some_and(|v| v != 0.0)).then_some(HrZonesOut {
+            light,
+            moderate,
+            intense,
+            maximal,
+        })
     }
 }
 

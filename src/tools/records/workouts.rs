@@ -6,7 +6,8 @@
 //!   "date": "2025-01-01",                        // Withings' day: local date of the start
 //!   "startdate": 1735740000, "enddate": 1735742400,
 //!   "local_start": "2025-01-01T15:00:00+01:00", "local_end": "…", "timezone": "Europe/Paris",
-//!   "duration": 2400, "duration_minutes": 40.0,  // end − start − pauses, seconds / minutes
+//!   "duration": 2400, "duration_minutes": 40.0,  // end − start, seconds / minutes
+//!   "active_duration": 2305,                     // end − start − pauses, seconds
 //!   "calories": 356.0, "distance": 6400.0, "steps": 5980, "elevation": 24, "intensity": 0,
 //!   "spo2_average": 97, "pool_laps": 40, "pool_length": 25, "strokes": 720, …,
 //!   "hr_average": 151.0, "hr_min": 98.0, "hr_max": 176.0,
@@ -15,7 +16,9 @@
 //!   "data": { … }, "distance_display": "6.4 km" }
 //! ```
 //!
-//! `calories` and `distance` fall back to the user-entered values; the `data` object is always
+//! `calories` and `distance` fall back to the user-entered values; a distance, SpO2 or set of
+//! heart-rate zones of 0 is Withings' "no data" (a swim without GPS, a workout without heart
+//! rate) and is left out; the `data` object is always
 //! kept whole (upstream's summary mode dropped it, and with it calories, steps and heart rate:
 //! upstream bug 7).
 
@@ -55,6 +58,8 @@ pub struct WorkoutOut {
     duration: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     duration_minutes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    active_duration: Option<i64>,
     #[serde(flatten)]
     values: Values,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,7 +121,8 @@ impl Listed for WorkoutOut {
         let zone = zones.for_record(w.timezone.as_deref());
         let shown = |f: WorkoutField| match f {
             WorkoutField::Calories => w.calories().map(Num::Float).or(w.data.num(f)),
-            WorkoutField::Distance => w.distance().map(Num::Float).or(w.data.num(f)),
+            WorkoutField::Distance => w.distance().map(Num::Float),
+            WorkoutField::Spo2Average => w.data.num(f).filter(|v| v.f64() > 0.0),
             _ => w.data.num(f),
         };
         let values = Values(
@@ -143,8 +149,9 @@ impl Listed for WorkoutOut {
             local_start: w.start.map(|t| format_local(t, zone)),
             local_end: w.end.map(|t| format_local(t, zone)),
             timezone: zone.name().to_string(),
-            duration: w.duration_secs(),
-            duration_minutes: w.duration_secs().map(|s| round(s as f64 / 60.0, 1)),
+            duration: w.span_secs(),
+            duration_minutes: w.span_secs().map(|s| round(s as f64 / 60.0, 1)),
+            active_duration: w.duration_secs(),
             values,
             hr_average: w.hr(WorkoutField::HrAverage),
             hr_min: w.hr(WorkoutField::HrMin),
@@ -163,6 +170,9 @@ impl Listed for WorkoutOut {
         let mut parts = vec![self.category_name.unwrap_or("workout").replace('_', " ")];
         if let Some(m) = self.duration_minutes {
             parts.push(format!("{} min", units::fmt_num(m, 0)));
+        }
+        if let Some(a) = self.active_duration.filter(|a| Some(*a) != self.duration) {
+            parts.push(format!("{} min active", units::fmt_num(a as f64 / 60.0, 0)));
         }
         if let Some(c) = self.values.get("calories") {
             parts.push(format!("{} kcal", units::fmt_num(c, 0)));
@@ -245,6 +255,23 @@ mod tests {
             out.line(Units::Imperial),
             "2025-01-01 15:00:00+01:00: run, 40 min, 356 kcal, 3.98 mi, avg HR 151 bpm"
         );
+    }
+
+    #[test]
+    fn zeros_meaning_no_data_are_absent_and_both_durations_are_shown() {
+        let w = one(json!({"category": 7, "startdate": 0, "enddate": 1800, "data": {
+            "distance": 0, "spo2_average": 0, "pool_laps": 40, "algo_pause_duration": 95,
+            "hr_zone_0": 0, "hr_zone_1": 0, "hr_zone_2": 0, "hr_zone_3": 0}}));
+        let j = shown(&w);
+        for k in ["distance", "spo2_average", "hr_zones", "distance_display"] {
+            assert_eq!(j.get(k), None, "{k}: {j}");
+        }
+        assert_eq!(
+            (&j["duration"], &j["active_duration"], &j["pool_laps"]),
+            (&json!(1800), &json!(1705), &json!(40))
+        );
+        let line = WorkoutOut::new(&w, &zones(), Units::Metric).line(Units::Metric);
+        assert!(line.ends_with("swimming, 30 min, 28 min active"), "{line}");
     }
 
     #[test]
