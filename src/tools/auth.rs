@@ -1,11 +1,13 @@
 //! Connection tools: local readiness, the authorization URL, the code exchange and revocation.
 //! None of them ever returns a token or the client secret.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::store::accounts::Accounts;
 use crate::store::config::Key;
 use crate::store::{pending, tokens};
+use crate::tools::accounts::AccountState;
 use crate::tools::readiness::{Check, next_steps, readiness};
 use crate::tools::{Annotations, Ctx, Output, Tool, schema, wants_json};
 use crate::value::json;
@@ -119,32 +121,53 @@ const REVOKE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "account", 
     "properties": {"ok": {"type": "boolean"}, "account": {"type": "string"}, "upstream_revoked": {"type": "boolean"},
     "upstream_detail": {"type": "string"}, "local_tokens_deleted": {"type": "boolean"}, "token_path": {"type": "string"}}}"#;
 
-fn checks_json(checks: &[Check]) -> Value {
-    Value::Array(checks.iter().map(|c| json!({"id": c.id, "ok": c.ok, "detail": c.detail})).collect())
+/// The connection status: readiness, its checks, what to do next, and every account.
+#[derive(Debug, Serialize)]
+struct StatusOut {
+    ready: bool,
+    demo: bool,
+    account: String,
+    checks: Vec<Check>,
+    next_steps: Vec<String>,
+    accounts: Vec<AccountState>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token_path: Option<String>,
+}
+
+impl StatusOut {
+    fn markdown(&self) -> String {
+        let mut md = format!(
+            "# Withings connection (account `{}`)\n\n**{}**\n\n",
+            self.account,
+            if self.ready { "Ready" } else { "Not ready" }
+        );
+        for c in &self.checks {
+            md.push_str(&format!("- {} {}: {}\n", if c.ok { "✓" } else { "✗" }, c.id, c.detail));
+        }
+        for s in &self.next_steps {
+            md.push_str(&format!("\n{s}"));
+        }
+        md
+    }
 }
 
 fn connection_status(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let (ready, checks) = readiness(&ctx.env, ctx.now);
     let account = ctx.env.account()?;
-    let steps = next_steps(ready, &checks, &account);
+    let next_steps = next_steps(ready, &checks, &account);
     let token_path = ctx.config().and_then(|c| Accounts::new(&c, &ctx.env)?.token_path(&account)).ok();
-    // Every account, as withings_accounts lists them (a broken install is already in `checks`).
-    let accounts = crate::tools::accounts::states(&ctx.env, ctx.now).unwrap_or_default();
-    let mut structured = json!({"ready": ready, "demo": ctx.demo(), "account": account.name(),
-        "checks": checks_json(&checks), "next_steps": steps, "accounts": accounts});
-    if let (Some(p), Some(m)) = (token_path, structured.as_object_mut()) {
-        m.insert("token_path".into(), Value::String(p.display().to_string()));
-    }
-    let mut md = format!(
-        "# Withings connection (account `{account}`)\n\n**{}**\n\n",
-        if ready { "Ready" } else { "Not ready" }
-    );
-    for c in &checks {
-        md.push_str(&format!("- {} {}: {}\n", if c.ok { "✓" } else { "✗" }, c.id, c.detail));
-    }
-    for s in &steps {
-        md.push_str(&format!("\n{s}"));
-    }
+    let out = StatusOut {
+        ready,
+        demo: ctx.demo(),
+        account: account.name().to_string(),
+        checks,
+        next_steps,
+        // Every account, as withings_accounts lists them (a broken install is already in `checks`).
+        accounts: crate::tools::accounts::states(&ctx.env, ctx.now).unwrap_or_default(),
+        token_path: token_path.map(|p| p.display().to_string()),
+    };
+    let md = out.markdown();
+    let structured = serde_json::to_value(out).map_err(|e| Error::json("the connection status", e))?;
     Ok(render(structured, md, args))
 }
 

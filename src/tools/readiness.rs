@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use serde::Serialize;
+
 use crate::store::accounts::{Account, Accounts};
 use crate::store::config::{Config, Env, Key, Source};
 use crate::store::fsutil;
@@ -12,7 +14,7 @@ use crate::tools::accounts;
 use crate::withings::oauth;
 
 /// One readiness check.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Check {
     pub id: &'static str,
     pub ok: bool,
