@@ -5,7 +5,6 @@
 //! `Client::page_through` (or split windows for sleep detail) → the domain decoder → privacy
 //! mode → units → markdown. Each tool only declares what differs (`Spec`).
 
-use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -18,6 +17,7 @@ use crate::domain::time::{self, CivilDate, Range, Zone, Zones};
 use crate::domain::units::{self, Units};
 use crate::store;
 use crate::store::config::Config;
+use crate::tools::list_out::{self, ListOut, UpstreamOut};
 use crate::tools::records::activity::ActivityOut;
 use crate::tools::records::heart::HeartOut;
 use crate::tools::records::sleep::{NightOut, SegmentOut};
@@ -785,52 +785,15 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, decode: &Decode) -> R
     let mut zones = Zones::new(s.zone.clone());
     let (records, lines): (Vec<Value>, Vec<String>) =
         decode(&fetched.rows, fetched.timezone.as_deref(), &mut zones, &s)?.into_iter().unzip();
-    let stopped = fetched
-        .budget_spent
-        .then(|| format!("request limit reached ({} per call)", crate::withings::budget::MAX_REQUESTS));
-    let out = ListOut {
-        count: records.len(),
-        empty: records.is_empty() && !fetched.has_more,
-        records,
-        has_more: fetched.has_more,
-        range: range_out(&range, &s.zone),
-        privacy_mode: s.privacy.name(),
-        units: s.units.name(),
-        upstream: UpstreamOut {
-            action: format!("{} {}", spec.path, spec.action),
-            requests: client.requests_sent(),
-            stopped,
-        },
-        next_offset: fetched.next_offset.filter(|_| fetched.has_more),
-    };
+    let upstream = UpstreamOut::new(spec.path, spec.action, client.requests_sent(), fetched.budget_spent);
+    let next = fetched.next_offset.filter(|_| fetched.has_more);
+    let mut out = ListOut::new(records, next, s.privacy, s.units, upstream);
+    // More may exist where no offset reaches it (a window cut short): narrowing the range does.
+    out.has_more = fetched.has_more;
+    out.empty = out.records.is_empty() && !fetched.has_more;
+    out.range = Some(range_out(&range, &s.zone));
     let markdown = list_markdown(spec, &out, &lines);
-    let structured = serde_json::to_value(out).map_err(|e| Error::json("a list answer", e))?;
-    Ok(Output { structured, markdown, extra: Vec::new() })
-}
-
-/// A list tool's answer.
-#[derive(Debug, Serialize)]
-struct ListOut {
-    count: usize,
-    records: Vec<Value>,
-    has_more: bool,
-    empty: bool,
-    range: WindowOut,
-    privacy_mode: &'static str,
-    units: &'static str,
-    upstream: UpstreamOut,
-    /// Where to continue when there is more.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    next_offset: Option<i64>,
-}
-
-/// Which action answered, in how many requests, and why it stopped early, if it did.
-#[derive(Debug, Serialize)]
-struct UpstreamOut {
-    action: String,
-    requests: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stopped: Option<String>,
+    Ok(Output { structured: out.to_value()?, markdown, extra: Vec::new() })
 }
 
 /// The range as dates and instants in the user's zone, for the answer.
@@ -930,10 +893,11 @@ fn measure_filter(args: &Map<String, Value>) -> Result<MeasureFilter> {
     Ok(MeasureFilter { types, attrib })
 }
 
-fn list_markdown(spec: &Spec, out: &ListOut, lines: &[String]) -> String {
-    let range = &out.range;
-    let mut md =
-        format!("# {} {} → {} ({})\n\n", title_case(spec.noun), range.after, range.before, range.zone);
+fn list_markdown(spec: &Spec, out: &ListOut<Value>, lines: &[String]) -> String {
+    let mut md = match &out.range {
+        Some(r) => format!("# {} {} → {} ({})\n\n", title_case(spec.noun), r.after, r.before, r.zone),
+        None => format!("# {}\n\n", title_case(spec.noun)),
+    };
     match out.count {
         0 => md.push_str(&format!("No {} recorded in this range.\n", spec.noun)),
         _ => {
@@ -942,18 +906,7 @@ fn list_markdown(spec: &Spec, out: &ListOut, lines: &[String]) -> String {
             }
         }
     }
-    if let Some(why) = &out.upstream.stopped {
-        md.push_str(&format!("\nStopped early: {why}.\n"));
-    }
-    if out.has_more {
-        match out.next_offset {
-            Some(n) => md.push_str(&format!("\nMore {} exist: call again with `offset` = {n}.\n", spec.noun)),
-            None => {
-                md.push_str(&format!("\nMore {} exist: narrow `after`/`before` to see them.\n", spec.noun))
-            }
-        }
-    }
-    md.push_str(&format!("\n{} {} · privacy mode `{}`\n", out.count, spec.noun, out.privacy_mode));
+    md.push_str(&list_out::markdown_footer(out, spec.noun));
     md
 }
 

@@ -120,8 +120,12 @@ pub fn markdown_footer<R: Serialize>(out: &ListOut<R>, noun: &str) -> String {
     if let Some(why) = &out.upstream.stopped {
         md.push_str(&format!("\nStopped early: {why}.\n"));
     }
-    if let Some(n) = out.next_offset {
-        md.push_str(&format!("\nMore {noun} exist: call again with `offset` = {n}.\n"));
+    match out.next_offset {
+        Some(n) => md.push_str(&format!("\nMore {noun} exist: call again with `offset` = {n}.\n")),
+        None if out.has_more => {
+            md.push_str(&format!("\nMore {noun} exist: narrow `after`/`before` to see them.\n"))
+        }
+        None => {}
     }
     md.push_str(&format!("\n{} {noun} · privacy mode `{}`\n", out.count, out.privacy_mode.name()));
     md
