@@ -98,6 +98,8 @@ pub struct Person {
     pub travels: bool,
     pub naps: bool,
     pub bpm: bool,
+    /// The getgoals body: steps a day, seconds of sleep a night, weight.
+    pub goals: &'static str,
 }
 
 impl Person {
@@ -129,6 +131,7 @@ pub const ALEX: Person = Person {
     travels: true,
     naps: true,
     bpm: true,
+    goals: r#"{"goals":{"steps":9000,"sleep":27000,"weight":{"value":75000,"unit":-3}}}"#,
 };
 
 /// The second person: the same scale and a watch (which also tracks sleep), nothing else; an
@@ -153,6 +156,7 @@ pub const SAM: Person = Person {
     travels: false,
     naps: false,
     bpm: false,
+    goals: r#"{"goals":{"steps":12000,"sleep":28800,"weight":{"value":60000,"unit":-3}}}"#,
 };
 
 /// One measure inside a group: the real value is `value × 10^unit`.
@@ -902,5 +906,6 @@ mod tests {
             |s: &Sleep| ((s.start() + zone.offset_at(Instant(s.start())) as i64) % DAY_SECS) / 3600;
         assert!(sam.sleeps.iter().filter(|s| bed_hour(s) == 22).count() > sam.sleeps.len() / 2);
         assert!(alex.sleeps.iter().filter(|s| !s.nap && bed_hour(s) == 22).count() < alex.sleeps.len() / 4);
+        assert!(SAM.goals.contains(r#""steps":12000"#) && ALEX.goals.contains(r#""steps":9000"#));
     }
 }

@@ -130,9 +130,7 @@ fn answer(acc: &Account, path: &str, form: &[(&str, String)], bearer: Option<&st
         ("/v2/heart", "list") => heart_list(acc, &p),
         ("/v2/heart", "get") => heart_get(acc, &p),
         ("/v2/user", "getdevice") => Ok(wire::devices(acc)),
-        ("/v2/user", "getgoals") => {
-            Ok(r#"{"goals":{"steps":9000,"sleep":27000,"weight":{"value":75000,"unit":-3}}}"#.into())
-        }
+        ("/v2/user", "getgoals") => Ok(acc.person.goals.into()),
         ("/notify", "list") => Ok(r#"{"profiles":[]}"#.into()),
         ("/notify", "subscribe" | "revoke" | "update") => Ok("{}".into()),
         _ => Err(NOT_IMPLEMENTED),
