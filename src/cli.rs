@@ -562,13 +562,14 @@ pub const EXPORT_HELP: &str = "\
 Usage: withings-mcp export [--out DIR] [--after D] [--before D] [--format csv|jsonl]
                               [--only a,b] [--demo]
 
-Writes one file per domain into DIR: measures, heart, activity, workouts, sleep_summary and
-sleep (stage-by-stage detail). Files are 0600 (DIR is created 0700) and replace the previous
+Writes one file per domain into DIR: measures, heart, activity, workouts, sleep_summary,
+sleep (stage-by-stage detail) and intraday (samples through the day). Files are 0600 (DIR is created 0700) and replace the previous
 export only once every file is complete: a run that fails leaves the old ones as they were.
 Requests are paced under Withings' limit (100 a minute); progress goes to stderr, and one JSON
 summary (each file's path and record count) to stdout.
   --out DIR          default ./withings-export (./withings-export-NAME for --account NAME)
-  --after, --before  YYYY-MM-DD or ISO 8601 (default: from each domain's first record to now)
+  --after, --before  YYYY-MM-DD or ISO 8601 (default: from each domain's first record, intraday's
+                     last 30 days, to now)
   --format F         csv (a header row, ISO 8601 local times, SI units in column names) or
                      jsonl (the records the list tools return, one a line); default csv
   --only a,b         only these domains

@@ -79,6 +79,9 @@ pub const UNITS: &[(&str, &str)] = &[
     ("core_body_temperature_max", "c"),
     ("sdnn_1", "ms"),
     ("rmssd", "ms"),
+    ("sdnn1", "ms"),
+    ("spo2_auto", "pct"),
+    ("core_body_temperature", "c"),
     ("rmssd_start_avg", "ms"),
     ("rmssd_end_avg", "ms"),
 ];
@@ -88,6 +91,7 @@ pub const UNITS: &[(&str, &str)] = &[
 const TWINS: &[(&str, &str)] = &[
     ("date", "local_time"),
     ("timestamp", "local_time"),
+    ("time", "local_time"),
     ("startdate", "local_start"),
     ("enddate", "local_end"),
 ];

@@ -145,6 +145,13 @@ pub fn each_window(
     Ok(())
 }
 
+/// One sample as the list tool's record (decoded; the device in structured and raw mode), for
+/// export.
+pub fn record(sample: Sample, zone: &Zone, privacy: PrivacyMode) -> Result<Value> {
+    let out = SampleOut::new(sample, zone, privacy != PrivacyMode::Summary);
+    serde_json::to_value(out).map_err(|e| Error::json("an intraday sample", e))
+}
+
 fn list_intraday(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let s = data::settings(ctx, args)?;
     let fields = fields_arg(args)?;

@@ -163,6 +163,21 @@ fn world(tag: &str) -> World {
         answer(&workouts, r, "series", false, |x| x["date"].clone())
     });
     w.fake.on("/v2/sleep", "getsummary", move |r| answer(&nights, r, "series", false, |n| n["date"].clone()));
+    w.fake.on("/v2/measure", "getintradayactivity", |r| {
+        let (s, e) = (num(r, "startdate").unwrap(), num(r, "enddate").unwrap());
+        if e - s > DAY {
+            return json!({"status": 293, "body": {}, "error": "Invalid Params: more than 24 hours"});
+        }
+        let series: serde_json::Map<String, Value> = intraday_samples(s, e)
+            .map(|t| {
+                (
+                    t.to_string(),
+                    json!({"steps": 120, "heart_rate": 61, "model": "ScanWatch 2", "model_id": 94}),
+                )
+            })
+            .collect();
+        json!({"status": 0, "body": {"series": series}})
+    });
     w.fake.on("/v2/sleep", "get", move |r| {
         let (s, e) = (num(r, "startdate").unwrap(), num(r, "enddate").unwrap());
         if e - s > 7 * DAY {
@@ -204,7 +219,11 @@ fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
 
-const ALL: [&str; 6] = ["measures", "heart", "activity", "workouts", "sleep_summary", "sleep"];
+const ALL: [&str; 7] = ["measures", "heart", "activity", "workouts", "sleep_summary", "sleep", "intraday"];
+
+/// Intraday samples: one every 6 hours over the last `INTRADAY_DAYS` days of data.
+const INTRADAY_DAYS: i64 = 40;
+const SAMPLE_EVERY: i64 = 6 * 3600;
 
 fn expected_counts() -> HashMap<&'static str, usize> {
     HashMap::from([
@@ -217,13 +236,30 @@ fn expected_counts() -> HashMap<&'static str, usize> {
     ])
 }
 
+/// Intraday samples the fake holds in `[s, e]` (both ends, as Withings reads them).
+fn intraday_samples(s: i64, e: i64) -> impl Iterator<Item = i64> {
+    let first = FIRST + (DAYS - INTRADAY_DAYS) * DAY;
+    let from = first.max(s + (SAMPLE_EVERY - (s - FIRST).rem_euclid(SAMPLE_EVERY)) % SAMPLE_EVERY);
+    (from..=e.min(FIRST + DAYS * DAY - 1)).step_by(SAMPLE_EVERY as usize)
+}
+
+/// The samples the fake served: an export must hold each once.
+fn intraday_served(w: &World) -> usize {
+    let asked = w.fake.requests().into_iter().filter(|q| q.action() == "getintradayactivity");
+    asked.map(|q| intraday_samples(num(&q, "startdate").unwrap(), num(&q, "enddate").unwrap()).count()).sum()
+}
+
 #[test]
 fn every_domain_lands_whole_private_and_windowed_from_its_first_record() {
     let w = world("export-all");
     let dir = w.home.dir.join("out/withings");
     let (r, summary) = export(&w, &dir, &[]);
     assert_eq!(r.code, 0, "{}", r.all());
-    let want = expected_counts();
+    let mut want = expected_counts();
+    want.insert("intraday", intraday_served(&w));
+    // Without --after, the 30 days up to --before (now), the fake's samples reaching further
+    // back: 29 days of 4 samples, and none yet on the 30th, today.
+    assert_eq!(want["intraday"], 29 * 4);
     let listed: Vec<&str> =
         summary["files"].as_array().unwrap().iter().map(|f| f["domain"].as_str().unwrap()).collect();
     assert_eq!(listed, ALL);
@@ -243,7 +279,7 @@ fn every_domain_lands_whole_private_and_windowed_from_its_first_record() {
     assert_eq!(summary["privacy_mode"], "structured");
     assert!(summary.get("demo").is_none());
     // Progress: one line per domain on stderr (not a terminal), nothing else on stdout.
-    assert_eq!(r.stderr.lines().filter(|l| l.starts_with("export: ")).count(), 6, "{}", r.stderr);
+    assert_eq!(r.stderr.lines().filter(|l| l.starts_with("export: ")).count(), 7, "{}", r.stderr);
     assert_eq!(r.stdout.lines().count(), 1);
 
     // No request asks for more than Withings allows (the fake refuses sleep detail over 7 days),
@@ -254,6 +290,11 @@ fn every_domain_lands_whole_private_and_windowed_from_its_first_record() {
         reqs.iter()
             .filter(|q| q.action() == "get")
             .all(|q| num(q, "enddate").unwrap() - num(q, "startdate").unwrap() < 7 * DAY)
+    );
+    assert!(
+        reqs.iter()
+            .filter(|q| q.action() == "getintradayactivity")
+            .all(|q| num(q, "enddate").unwrap() - num(q, "startdate").unwrap() < DAY)
     );
     for (path, action) in
         [("/measure", "getmeas"), ("/v2/measure", "getactivity"), ("/v2/sleep", "getsummary")]
@@ -284,7 +325,7 @@ fn expected_cells(rec: &Value) -> Vec<(String, Value)> {
         match v {
             _ if k.ends_with("display") || k == "data" => {}
             Value::Number(_)
-                if ["date", "timestamp", "startdate", "enddate", "created", "modified"]
+                if ["date", "timestamp", "startdate", "enddate", "created", "modified", "time"]
                     .contains(&k.as_str()) => {}
             Value::Array(ms) if k == "measures" => {
                 for m in ms {
@@ -330,6 +371,7 @@ fn csv_reads_back_into_the_values_the_list_tools_return_and_jsonl_is_those_recor
         ("workouts", "withings_list_workouts", ("2024-11-01", "2026-03-10"), "local_start"),
         ("sleep_summary", "withings_list_sleep_summary", ("2024-11-01", "2026-03-10"), "local_start"),
         ("sleep", "withings_list_sleep", ("2026-02-10", "2026-02-16"), "local_start"),
+        ("intraday", "withings_list_intraday", ("2026-03-01", "2026-03-10"), "local_time"),
     ];
     for (domain, tool, (after, before), key) in cases {
         let (run, list) =
@@ -378,9 +420,9 @@ fn csv_reads_back_into_the_values_the_list_tools_return_and_jsonl_is_those_recor
 fn a_second_run_replaces_the_set_and_a_failure_midway_leaves_it_byte_identical() {
     let w = world("export-again");
     let dir = w.home.dir.join("out");
-    assert_eq!(export(&w, &dir, &["--after", "2025-01-01"]).0.code, 0);
+    assert_eq!(export(&w, &dir, &["--after", "2026-01-01"]).0.code, 0);
     let first = files(&dir);
-    let (r, _) = export(&w, &dir, &["--after", "2025-01-01"]);
+    let (r, _) = export(&w, &dir, &["--after", "2026-01-01"]);
     assert_eq!(r.code, 0, "{}", r.all());
     let second = files(&dir);
     let mut names: Vec<String> = second.keys().cloned().collect();
@@ -497,6 +539,9 @@ fn the_demo_exports_without_credentials_and_every_quantity_names_its_unit() {
         "pool_laps",
         "strokes",
         "afib_result",
+        "stroke",
+        "pool_lap",
+        "hrv_quality",
     ];
     for f in summary["files"].as_array().unwrap() {
         let domain = f["domain"].as_str().unwrap();

@@ -18,6 +18,8 @@
 //! bisection over 1980 to `--before`: each probe is one request that asks whether any record lies
 //! in a range and reads only its first page (a dozen requests at most per domain, not one per
 //! window of an empty past). Sleep detail starts the evening before the first sleep summary.
+//! Intraday samples (24 hours a request, no paging, so no cheap probe) cover the last
+//! `INTRADAY_DAYS` days without `--after`.
 
 mod progress;
 
@@ -31,6 +33,7 @@ use serde_json::Value;
 
 use crate::cli::{ExportFormat, ExportOpts};
 use crate::commands::export::progress::Progress;
+use crate::domain::intraday::FieldSet;
 use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
 use crate::domain::table::Columns;
@@ -39,6 +42,7 @@ use crate::store::fsutil::Staged;
 use crate::store::outdir::{self, OutDir};
 use crate::tools::Ctx;
 use crate::tools::data::{self, Settings, Source};
+use crate::tools::intraday;
 use crate::withings::budget::Call;
 use crate::withings::client::Client;
 use crate::withings::pace::Pace;
@@ -56,7 +60,8 @@ const CLOSE_ENOUGH_DAYS: i64 = 31;
 /// One exported domain.
 struct Domain {
     name: &'static str,
-    source: Source,
+    /// The list tool it reads as; `None`: intraday samples (`tools::intraday`).
+    source: Option<Source>,
     /// Where its first record is looked for (sleep detail takes 7 days a request: too dear to
     /// probe, so its summaries stand in).
     first_in: Source,
@@ -66,18 +71,24 @@ struct Domain {
 
 /// Every domain, in the order they are written.
 const DOMAINS: &[Domain] = &[
-    Domain { name: "measures", source: Source::Measures, first_in: Source::Measures, lead_days: 0 },
-    Domain { name: "heart", source: Source::Heart, first_in: Source::Heart, lead_days: 0 },
-    Domain { name: "activity", source: Source::Activity, first_in: Source::Activity, lead_days: 0 },
-    Domain { name: "workouts", source: Source::Workouts, first_in: Source::Workouts, lead_days: 0 },
+    Domain { name: "measures", source: Some(Source::Measures), first_in: Source::Measures, lead_days: 0 },
+    Domain { name: "heart", source: Some(Source::Heart), first_in: Source::Heart, lead_days: 0 },
+    Domain { name: "activity", source: Some(Source::Activity), first_in: Source::Activity, lead_days: 0 },
+    Domain { name: "workouts", source: Some(Source::Workouts), first_in: Source::Workouts, lead_days: 0 },
     Domain {
         name: "sleep_summary",
-        source: Source::SleepSummary,
+        source: Some(Source::SleepSummary),
         first_in: Source::SleepSummary,
         lead_days: 0,
     },
-    Domain { name: "sleep", source: Source::SleepDetail, first_in: Source::SleepSummary, lead_days: 1 },
+    Domain { name: "sleep", source: Some(Source::SleepDetail), first_in: Source::SleepSummary, lead_days: 1 },
+    // `first_in` unused: intraday has no cheap first record (see `INTRADAY_DAYS`).
+    Domain { name: "intraday", source: None, first_in: Source::Activity, lead_days: 0 },
 ];
+
+/// Days of intraday samples read without `--after`: Withings answers 24 hours a request and does
+/// not page, so a first record cannot be found cheaply and every day of history costs a request.
+const INTRADAY_DAYS: i64 = 30;
 
 /// What the run prints on stdout.
 #[derive(Serialize)]
@@ -241,16 +252,17 @@ impl Job<'_> {
         range: &Range,
         from_first: bool,
     ) -> Result<(Staged, usize, Option<Range>)> {
-        let fetch = match from_first {
-            true => self.since_first(d, range)?,
-            false => Some(*range),
+        let fetch = match (from_first, d.source) {
+            (false, _) => Some(*range),
+            (true, Some(_)) => self.since_first(d, range)?,
+            (true, None) => Some(self.last_days(range, INTRADAY_DAYS)),
         };
         let mut lines = dir.stage(name)?;
         let mut columns = Columns::new();
         let (mut count, mut buf) = (0, Vec::new());
         if let Some(r) = &fetch {
             let (csv, progress) = (self.format == ExportFormat::Csv, self.progress);
-            data::stream(self.ctx, &mut self.client, d.source, r, self.s, &mut self.zones, &mut |rec| {
+            let mut put = |rec: Value| {
                 write_line(&mut lines, &mut buf, &rec)?;
                 if csv {
                     columns.see(&rec);
@@ -258,7 +270,16 @@ impl Job<'_> {
                 count += 1;
                 progress.record();
                 Ok(())
-            })?;
+            };
+            let (zone, privacy) = (&self.s.zone, self.s.privacy);
+            match d.source {
+                Some(source) => {
+                    data::stream(self.ctx, &mut self.client, source, r, self.s, &mut self.zones, &mut put)?
+                }
+                None => intraday::each_window(&mut self.client, r, FieldSet::ALL, &mut |samples| {
+                    samples.into_iter().try_for_each(|x| put(intraday::record(x, zone, privacy)?))
+                })?,
+            }
         }
         let file = match self.format {
             ExportFormat::Jsonl => lines,
@@ -284,6 +305,12 @@ impl Job<'_> {
             csv.write_all(columns.row(&rec, &self.zones).as_bytes()).map_err(io(csv.path()))?;
         }
         Ok(csv)
+    }
+
+    /// The last `days` days of `range` (all of it when shorter).
+    fn last_days(&self, range: &Range, days: i64) -> Range {
+        let day = range.end_date.add_days(1 - days).max(range.start_date);
+        Range { start: self.s.zone.local_midnight(day).max(range.start), start_date: day, ..*range }
     }
 
     /// The range to read `d` over: from the day of its first record (less its lead) to the end
