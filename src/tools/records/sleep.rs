@@ -319,6 +319,14 @@ mod tests {
         assert_eq!(ext.total_sleep_secs(), Some(21600.0));
         let j = night_json(&ext, &utc);
         assert_eq!((&j["total_sleep_time"], j.get("light_sleep")), (&json!(21600.0), None));
+        // Sentinels (-1) and impossible negative durations read as absent.
+        let odd = one::<NightWire>(json!({"data": {"apnea_hypopnea_index": -1,
+            "breathing_disturbances_intensity": -1, "waso": -25920, "wakeupcount": 0}}));
+        let j = night_json(&odd, &utc);
+        for k in ["apnea_hypopnea_index", "breathing_disturbances_intensity", "waso"] {
+            assert_eq!(j.get(k), None, "{k}: {j}");
+        }
+        assert_eq!(j["wakeup_count"], json!(0));
         for data in [json!(null), json!([1, 2]), json!("x"), json!(3)] {
             assert_eq!(one::<NightWire>(json!({"id": 1, "data": data})).data, SleepData::default());
         }

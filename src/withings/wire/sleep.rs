@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
-use crate::domain::sleep::{SleepData, SleepNight, SleepSegment, sleep_field};
+use crate::domain::sleep::{SLEEP_FIELDS, SleepData, SleepNight, SleepSegment, sleep_field};
 use crate::domain::time::{CivilDate, Instant};
 use crate::withings::wire::{
     Key, ReadObject, Row, Scalar, as_int, as_number, date, flag, instant, int, object_or_default, slots, text,
@@ -79,8 +79,17 @@ impl Row for NightWire {
     }
 }
 
+/// Every summary field is a duration, count, rate, score or index: a negative value is Withings'
+/// "not computed" sentinel (-1 for the apnea–hypopnea index and breathing disturbances) or
+/// impossible (a `waso` of −25,920 s), and reads as absent, never as a number.
 fn sleep_data<'de, D: Deserializer<'de>>(d: D) -> Result<SleepData, D::Error> {
-    Ok(SleepData(slots(d, sleep_field)?))
+    let mut data = SleepData(slots(d, sleep_field)?);
+    for i in 0..SLEEP_FIELDS.len() {
+        if data.0.get(i).is_some_and(|v| v.f64() < 0.0) {
+            data.0.set(i, None);
+        }
+    }
+    Ok(data)
 }
 
 /// A sleep `get` segment: its span and state, and every map-valued field as a time series.
