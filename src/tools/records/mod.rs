@@ -60,13 +60,15 @@ pub fn records<L: Listed>(
     units: Units,
     keep: &dyn Fn(&L) -> bool,
 ) -> Result<Vec<(Value, String)>> {
-    let decoded = rows
-        .iter()
-        .map(|r| serde_json::from_str::<L::Wire>(r.get()).map(Row::keep))
-        .collect::<std::result::Result<Vec<Kept<L>>, _>>()
-        .map_err(|e| Error::json(format!("withings {endpoint}"), e))?;
+    let mut decoded: Vec<Kept<L>> = Vec::with_capacity(rows.len());
+    for r in rows {
+        let row = serde_json::from_str::<L::Wire>(r.get())
+            .map_err(|e| Error::json(format!("withings {endpoint}"), e))?;
+        decoded.push(row.keep());
+    }
     let names = decoded.iter().filter_map(L::zone).chain(body_zone);
     crate::store::zones::add_record_zones(env, zones, names);
+    let shape = Shape { domain: L::DOMAIN, last: L::LAST, whole: L::WHOLE, passes: L::passes };
     let mut out = Vec::with_capacity(decoded.len());
     for (raw, rec) in rows.iter().zip(&decoded) {
         let shown = L::new(rec, zones, units);
@@ -74,46 +76,59 @@ pub fn records<L: Listed>(
             continue;
         }
         let line = shown.line(units);
-        out.push((privacy_view::<L>(privacy, raw, &shown)?, line));
+        let ours = match privacy {
+            PrivacyMode::Raw => Value::Null,
+            _ => serde_json::to_value(&shown).map_err(record_error)?,
+        };
+        out.push((privacy_view(privacy, raw, ours, &shape)?, line));
     }
     Ok(out)
 }
 
-/// What a privacy mode lets out of one record.
-fn privacy_view<L: Listed>(mode: PrivacyMode, raw: &RawValue, shown: &L) -> Result<Value> {
-    let json = |e: serde_json::Error| Error::json("a list record", e);
+/// What the privacy modes need of a record type, as data: one copy of the code below, not one
+/// per type (binary size).
+struct Shape {
+    domain: Domain,
+    last: &'static [&'static str],
+    whole: Option<&'static str>,
+    passes: fn(&str, &Value) -> bool,
+}
+
+fn record_error(e: serde_json::Error) -> Error {
+    Error::json("a list record", e)
+}
+
+/// What a privacy mode lets out of one record (`ours`: the record as shown, unused in raw mode).
+fn privacy_view(mode: PrivacyMode, raw: &RawValue, ours: Value, shape: &Shape) -> Result<Value> {
     let mut v = match mode {
         PrivacyMode::Raw => {
-            let mut v: Value = serde_json::from_str(raw.get()).map_err(json)?;
+            let mut v: Value = serde_json::from_str(raw.get()).map_err(record_error)?;
             privacy::strip_secrets(&mut v);
             return Ok(v);
         }
-        PrivacyMode::Structured => {
-            match (serde_json::to_value(shown).map_err(json)?, serde_json::from_str(raw.get()).map_err(json)?)
-            {
-                (Value::Object(ours), Value::Object(upstream)) => {
-                    Value::Object(pass_through::<L>(ours, upstream))
-                }
-                (ours, _) => ours,
+        PrivacyMode::Structured => match (ours, serde_json::from_str(raw.get()).map_err(record_error)?) {
+            (Value::Object(ours), Value::Object(upstream)) => {
+                Value::Object(pass_through(ours, upstream, shape))
             }
-        }
-        PrivacyMode::Summary => privacy::summary_view(L::DOMAIN, &serde_json::to_value(shown).map_err(json)?),
+            (ours, _) => ours,
+        },
+        PrivacyMode::Summary => privacy::summary_view(shape.domain, &ours),
     };
     privacy::strip_sensitive(&mut v);
     Ok(v)
 }
 
-/// Our fields, then `L::WHOLE`, then the upstream fields the record does not read (never over
-/// ours), then `L::LAST`.
-fn pass_through<L: Listed>(ours: Map<String, Value>, upstream: Map<String, Value>) -> Map<String, Value> {
+/// Our fields, then `shape.whole`, then the upstream fields the record does not read (never over
+/// ours), then `shape.last`.
+fn pass_through(ours: Map<String, Value>, upstream: Map<String, Value>, shape: &Shape) -> Map<String, Value> {
     let (mut out, mut last) = (Map::new(), Map::new());
     for (k, v) in ours {
-        match L::LAST.contains(&k.as_str()) {
+        match shape.last.contains(&k.as_str()) {
             true => last.insert(k, v),
             false => out.insert(k, v),
         };
     }
-    if let Some(key) = L::WHOLE {
+    if let Some(key) = shape.whole {
         let whole = match upstream.get(key) {
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
@@ -121,7 +136,7 @@ fn pass_through<L: Listed>(ours: Map<String, Value>, upstream: Map<String, Value
         out.insert(key.to_string(), Value::Object(whole));
     }
     for (k, v) in upstream {
-        if L::passes(&k, &v) && !out.contains_key(&k) && !last.contains_key(&k) {
+        if (shape.passes)(&k, &v) && !out.contains_key(&k) && !last.contains_key(&k) {
             out.insert(k, v);
         }
     }
