@@ -943,12 +943,18 @@ fn measure_line(rec: &Value, _units: Units) -> String {
         .into_iter()
         .flatten()
         .map(|m| {
-            let name = text(m, "name").replace('_', " ");
-            let value = match m.get("display").and_then(Value::as_str) {
-                Some(d) => d.to_string(),
-                None => match (num(m, "value"), text(m, "unit")) {
+            let mut name = text(m, "name").replace('_', " ");
+            // A segmental measure names its body part, as the JSON does.
+            if let Some(p) = m.get("position_name").and_then(Value::as_str) {
+                name.push_str(&format!(" ({})", p.replace('_', " ")));
+            }
+            // A classification (AFib) reads as its name, not as its code.
+            let value = match (m.get("display"), m.get("classification")) {
+                (Some(Value::String(d)), _) => d.to_string(),
+                (_, Some(Value::String(c))) => c.replace('_', " "),
+                _ => match (num(m, "value"), text(m, "unit")) {
                     (Some(v), u) => format!("{} {u}", units::fmt_num(v, 2)).trim_end().to_string(),
-                    (None, _) => text(m, "classification").to_string(),
+                    (None, _) => String::new(),
                 },
             };
             format!("{name} {value}")
@@ -971,6 +977,17 @@ fn measure_line(rec: &Value, _units: Units) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn measure_lines_name_body_parts_and_classifications() {
+        let rec = crate::value::json!({"local_time": "2026-03-01T08:00:00+01:00", "measures": [
+            {"name": "muscle_mass", "value": 3.1, "unit": "kg", "position": 2, "position_name": "left_arm"},
+            {"name": "afib_result", "value": 8, "classification": "inconclusive_us"}]});
+        assert_eq!(
+            measure_line(&rec, Units::Metric),
+            "2026-03-01 08:00:00+01:00: muscle mass (left arm) 3.1 kg, afib result inconclusive us"
+        );
+    }
 
     #[test]
     fn row_days_of_every_list_action() {

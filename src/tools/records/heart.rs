@@ -107,8 +107,11 @@ impl Listed for HeartOut {
         if let Some(BloodPressureOut { diastole: Some(d), systole: Some(s) }) = &self.bloodpressure {
             parts.push(format!("{}/{} mmHg", units::fmt_num(*s, 0), units::fmt_num(*d, 0)));
         }
-        if let Some(a) = self.ecg.as_ref().and_then(|e| e.afib_name) {
-            parts.push(format!("ECG {a}"));
+        // An ECG's AFib result stays in the line whatever its code: named, else as the code.
+        match self.ecg.as_ref().map(|e| (e.afib_name, e.afib)) {
+            Some((Some(name), _)) => parts.push(format!("ECG {}", name.replace('_', " "))),
+            Some((None, Some(code))) => parts.push(format!("ECG (AFib code {code})")),
+            Some((None, None)) | None => {}
         }
         format!(
             "{}: {}",
@@ -188,6 +191,8 @@ mod tests {
         assert_eq!(obj_hr.heart_rate, Some(71.0));
         assert_eq!(obj_hr.afib_name(), None);
         assert_eq!(shown(&obj_hr, &utc)["ecg"], json!({"signalid": 4, "afib": 99}));
+        let line = HeartOut::new(&obj_hr, &utc, Units::Metric).line(Units::Metric);
+        assert!(line.ends_with("ecg, 71 bpm, ECG (AFib code 99)"), "{line}");
         assert_eq!(one(json!({"heart_rate": "65.5"})).heart_rate, Some(65.5));
         assert_eq!(one(json!({"heart_rate": [1]})).heart_rate, None);
     }
