@@ -15,7 +15,18 @@ audit: $(ADVISORY_DB)/.unpacked
 	@command -v cargo-deny >/dev/null || cargo install --locked cargo-deny
 	@echo "RustSec advisory snapshot: $$(git -C $(ADVISORY_DB) log -1 --format="%cd (commit %h)" --date=short)," \
 	      "$$(find $(ADVISORY_DB)/crates $(ADVISORY_DB)/rust -name '*.md' | wc -l) advisories (crates + rust toolchain)"
+	@# cargo-deny reads `cargo metadata` offline, which needs every locked crate in the cache,
+	@# those of other targets too (r-efi, windows-*): fetch them first (a no-op when cached).
+	cargo fetch --locked
 	cargo deny --offline check advisories bans licenses sources
+
+# Without the snapshot there is nothing to audit against: say what is needed and how to make it.
+$(ADVISORY_TARBALL):
+	@echo "make audit: the RustSec advisory database snapshot $(ADVISORY_TARBALL) is missing." >&2
+	@echo "  Make one where there is network:" >&2
+	@echo "    git clone --depth 1 https://github.com/rustsec/advisory-db && tar czf $(ADVISORY_TARBALL) advisory-db" >&2
+	@echo "  or name another one: make audit ADVISORY_TARBALL=/path/to/advisory-db.tar.gz" >&2
+	@exit 2
 
 $(ADVISORY_DB)/.unpacked: $(ADVISORY_TARBALL)
 	rm -rf $(ADVISORY_DB_PATH) && mkdir -p $(ADVISORY_DB_PATH)

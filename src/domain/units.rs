@@ -78,7 +78,11 @@ pub fn format_quantity(value: f64, si_unit: &str, units: Units, decimals: u32) -
             let total = round_to(v, 1);
             let stones = (total / 14.0).floor();
             let pounds = round_to(total - stones * 14.0, 1);
-            format!("{} st {} lb", fmt_num(stones, 0), fmt_num(pounds, 1))
+            // Under a stone (a bone mass, a change), pounds alone: not "0 st 6.4 lb".
+            match stones {
+                0.0 => format!("{} lb", fmt_num(pounds, 1)),
+                _ => format!("{} st {} lb", fmt_num(stones, 0), fmt_num(pounds, 1)),
+            }
         }
         ("m", Units::Imperial | Units::Uk) => {
             let inches_total = (value * FT_PER_M * 12.0).round();
@@ -89,6 +93,28 @@ pub fn format_quantity(value: f64, si_unit: &str, units: Units, decimals: u32) -
         _ => format!("{} {unit}", fmt_num(v, decimals)),
     };
     Some(text)
+}
+
+/// A number with thousands separators and exactly `dp` decimals ("9,210", "-1,234.5"): every
+/// count of steps or kcal a person reads, in briefs and lists alike.
+pub fn grouped(x: f64, dp: usize) -> String {
+    let raw = format!("{:.*}", dp, x.abs());
+    let (int, frac) = raw.split_once('.').unwrap_or((&raw, ""));
+    let mut out = String::new();
+    if x < 0.0 && raw.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        out.push('-');
+    }
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    out
 }
 
 /// Formats with at most `decimals` places and no trailing zeros ("-0" becomes "0").
@@ -151,12 +177,22 @@ mod tests {
     }
 
     #[test]
+    fn grouping() {
+        for (x, dp, want) in
+            [(17577.0, 0, "17,577"), (-1234.56, 1, "-1,234.6"), (999.4, 0, "999"), (-0.04, 1, "0.0")]
+        {
+            assert_eq!(grouped(x, dp), want);
+        }
+    }
+
+    #[test]
     fn formatting() {
         let cases = [
             (72.45, "kg", Units::Metric, 2, "72.45 kg"),
             (72.45, "kg", Units::Imperial, 1, "159.7 lb"),
             (72.45, "kg", Units::Uk, 1, "11 st 5.7 lb"),
             (63.5029, "kg", Units::Uk, 1, "10 st 0 lb"),
+            (2.9, "kg", Units::Uk, 1, "6.4 lb"),
             (1.78, "m", Units::Imperial, 2, "5 ft 10 in"),
             (1.78, "m", Units::Metric, 2, "1.78 m"),
             (37.0, "°C", Units::Imperial, 1, "98.6 °F"),

@@ -937,12 +937,23 @@ fn when(rec: &Value, local: &str, date: &str) -> String {
 }
 
 fn measure_line(rec: &Value, _units: Units) -> String {
-    let parts: Vec<String> = rec
-        .get("measures")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    let measures = rec.get("measures").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    // Blood pressure reads as one quantity, 121/77 mmHg, where the systolic value was.
+    let bp_value =
+        |name: &str| measures.iter().find(|m| text(m, "name") == name).and_then(|m| num(m, "value"));
+    let bp = bp_value("systolic_bp").zip(bp_value("diastolic_bp"));
+    let parts: Vec<String> = measures
+        .iter()
+        .filter_map(|m| match (text(m, "name"), bp) {
+            ("systolic_bp", Some((s, d))) => Some(Err(format!("blood pressure {s}/{d} mmHg"))),
+            ("diastolic_bp", Some(_)) => None,
+            _ => Some(Ok(m)),
+        })
         .map(|m| {
+            let m = match m {
+                Ok(m) => m,
+                Err(bp) => return bp,
+            };
             let mut name = text(m, "name").replace('_', " ");
             // A segmental measure names its body part, as the JSON does.
             if let Some(p) = m.get("position_name").and_then(Value::as_str) {

@@ -120,7 +120,11 @@ fn accounts_check(env: &Env, now: i64) -> Check {
         })
         .collect();
     let ok = list.iter().all(|s| s.problem.is_none());
-    check("accounts", ok, format!("{} account(s): {}", list.len(), words.join("; ")))
+    check(
+        "accounts",
+        ok,
+        format!("{} account{}: {}", list.len(), if list.len() == 1 { "" } else { "s" }, words.join("; ")),
+    )
 }
 
 fn check(id: &'static str, ok: bool, detail: String) -> Check {

@@ -253,6 +253,8 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
         params.display_factor = factor;
         params.display_unit = unit;
     }
+    // As `display_value` rounds the structured answer's numbers.
+    params.display_decimals = metric.decimals as usize + 1;
     let trend = trends::analyze(&readings, window, &params);
     let recomposition = metric.composition.then(|| recomposition(&groups, window, s.units));
     let regularity = match metric.read {

@@ -85,3 +85,62 @@ fn a_network_failure_names_the_host_and_what_failed() {
     assert!(r.stdout.contains(&want), "{}", r.all());
     assert!(!r.all().contains("uncategorized") && !r.all().contains("access-0123456789"), "{}", r.all());
 }
+
+/// The README renders as written: fences pair up, and every section the contents list names is
+/// a heading outside any fence (an unclosed fence once turned Architecture to License into code).
+#[test]
+fn the_readme_renders() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let mut in_fence = false;
+    let mut headings = Vec::new();
+    for line in readme.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        } else if !in_fence && let Some(h) = line.strip_prefix("## ") {
+            headings.push(h.to_string());
+        }
+    }
+    assert!(!in_fence, "README: a fence is left open (an odd count of ``` lines)");
+    let contents: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("- [")?.split_once("](#").map(|(name, _)| name))
+        .collect();
+    assert!(contents.len() >= 10, "{contents:?}");
+    for name in contents {
+        assert!(headings.iter().any(|h| h == name), "README: `## {name}` is not a heading outside code");
+    }
+}
+
+/// The README's demo person walks what the demo's activity rows say: the mean and median over
+/// its complete days, to the nearest hundred steps the README states.
+#[test]
+fn the_readme_describes_the_demo_steps_truthfully() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let line = readme.lines().find(|l| l.contains("steps a day on average")).unwrap();
+    let stated: Vec<f64> = line
+        .split(|c: char| !(c.is_ascii_digit() || c == ','))
+        .filter(|w| w.len() >= 5)
+        .map(|w| w.replace(',', "").parse().unwrap())
+        .collect();
+    let [mean_said, median_said] = stated[..] else { panic!("{line}") };
+    let home = TempHome::new("wording-steps");
+    let r = run(demo(
+        &home,
+        NOW,
+        &["call", "withings_list_activity", "--json", r#"{"after":"2000-01-01","limit":1000}"#],
+    ));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let rows = v["records"].as_array().unwrap();
+    // Today's row is a day in progress.
+    let mut steps: Vec<f64> = rows[..rows.len() - 1].iter().filter_map(|r| r["steps"].as_f64()).collect();
+    assert!(steps.len() > 300, "{}", steps.len());
+    steps.sort_by(f64::total_cmp);
+    let mean = steps.iter().sum::<f64>() / steps.len() as f64;
+    let median = (steps[(steps.len() - 1) / 2] + steps[steps.len() / 2]) / 2.0;
+    assert!((mean - mean_said).abs() <= 100.0, "README says a mean of {mean_said}; the demo's is {mean:.0}");
+    assert!(
+        (median - median_said).abs() <= 100.0,
+        "README says a median of {median_said}; the demo's is {median:.0}"
+    );
+}

@@ -104,7 +104,8 @@ fn body(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value {
     };
     let change = match (latest, previous) {
         (Some(w), Some(p)) => json!({
-            "weight_kg": num(diff(w.weight_kg, p.weight_kg), 2),
+            // To the gram, so that a change shown in pounds is converted, not re-rounded, kilograms.
+            "weight_kg": num(diff(w.weight_kg, p.weight_kg), 3),
             "fat_ratio_pct": num(diff(w.fat_ratio_pct, p.fat_ratio_pct), 1),
             "since_date": label(p.day),
             "days": w.day - p.day,
@@ -384,7 +385,8 @@ fn actions(
         }
         "well_rested" => out.push(action(
             "training",
-            "Recovery looks normal; a harder session fits if one is planned".into(),
+            // The reason (the readiness line) already says recovery looks normal.
+            "A harder session fits if one is planned".into(),
             r.primary.clone(),
         )),
         _ => {}
@@ -397,7 +399,10 @@ fn actions(
         out.push(action(
             "blood_pressure",
             "Repeat the reading seated after 5 minutes of rest; if readings stay at or above 130/80 mmHg, discuss them with a clinician".into(),
-            format!("latest reading {s}/{d} mmHg on {date}"),
+            format!(
+                "latest reading {s}/{d} mmHg on {date}: {}",
+                crate::domain::summary::markdown::bp_over(s.as_f64().unwrap_or(0.0), d.as_f64().unwrap_or(0.0))
+            ),
         ));
     }
     let afib = inputs.heart.items().iter().any(|h| h.day == day && h.ecg.as_deref() == Some("afib"));

@@ -20,20 +20,7 @@ pub(crate) mod md {
 
     /// A number with thousands separators and `dp` decimals.
     pub fn n(x: f64, dp: usize) -> String {
-        let raw = format!("{:.*}", dp, x.abs());
-        let (int, frac) = match raw.split_once('.') {
-            Some((i, f)) => (i.to_string(), format!(".{f}")),
-            None => (raw.clone(), String::new()),
-        };
-        let mut grouped = String::new();
-        for (i, c) in int.chars().enumerate() {
-            if i > 0 && (int.len() - i) % 3 == 0 {
-                grouped.push(',');
-            }
-            grouped.push(c);
-        }
-        let sign = if x < 0.0 && raw.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
-        format!("{sign}{grouped}{frac}")
+        crate::domain::units::grouped(x, dp)
     }
 
     /// A signed change, e.g. `+0.4` or `-1.2`.
@@ -48,10 +35,20 @@ pub(crate) mod md {
 
     /// `1 day` or `3 days`.
     pub fn days(n: f64) -> String {
+        count(n, "day")
+    }
+
+    /// `1 night`, `0 nights`, `3 weigh-ins`: a count and its noun, plural unless it is one.
+    pub fn count(n: f64, noun: &str) -> String {
         match n {
-            1.0 => "1 day".into(),
-            n => format!("{n} days"),
+            1.0 => format!("1 {noun}"),
+            n => format!("{} {noun}s", self::n(n, 0)),
         }
+    }
+
+    /// `(text)` for text that may end a sentence: its full stop is dropped, not doubled as `.)`.
+    pub fn paren(text: &str) -> String {
+        format!("({})", text.trim_end().trim_end_matches('.'))
     }
 
     pub fn capitalise(text: &str) -> String {
@@ -85,6 +82,28 @@ fn mass_change(kg: f64, dp: usize, u: Units) -> String {
     }
 }
 
+/// The change column of a scorecard row: in display units, the difference of the two values as
+/// shown (so that a reader's own subtraction agrees); a difference of percentages is in
+/// percentage points, with no relative change beside it.
+fn change_cell(c: f64, p: f64, pct: Option<f64>, unit: &str, dp: usize, is_mass: bool, u: Units) -> String {
+    let (c, p, unit) = match is_mass {
+        true => match (units::convert(c, "kg", u), units::convert(p, "kg", u)) {
+            (Some((c, label)), Some((p, _))) => (c, p, format!(" {label}")),
+            _ => (c, p, " kg".to_string()),
+        },
+        false => (c, p, unit.to_string()),
+    };
+    // Stones and pounds are shown to a tenth of a pound.
+    let dp = if is_mass && u == Units::Uk { 1 } else { dp };
+    let shown = |x: f64| md::n(x, dp).replace(',', "").parse::<f64>().unwrap_or(x);
+    let delta = md::signed(shown(c) - shown(p), dp);
+    match (unit.as_str(), pct) {
+        (" %", _) => format!("{delta} percentage points"),
+        (_, Some(pct)) => format!("{delta}{unit} ({} %)", md::signed(pct, 1)),
+        (_, None) => format!("{delta}{unit}"),
+    }
+}
+
 /// A person-friendly rendering of a [`daily`] answer, with masses and distances in `u`.
 pub fn daily_markdown(v: &Value, u: Units) -> String {
     let date = md::s(v, "/date").unwrap_or("?");
@@ -101,8 +120,9 @@ pub fn daily_markdown(v: &Value, u: Units) -> String {
     }
     if let Some(p) = md::s(v, "/diagnostic/primary_signal") {
         out.push_str(&format!(
-            "**Readiness:** {} ({p})\n\n",
-            md::s(v, "/diagnostic/readiness_context").unwrap_or("?").replace('_', " ")
+            "**Readiness:** {} {}\n\n",
+            md::s(v, "/diagnostic/readiness_context").unwrap_or("?").replace('_', " "),
+            md::paren(p)
         ));
     }
 
@@ -199,7 +219,8 @@ fn daily_body(v: &Value, date: &str, u: Units) -> String {
         _ => out.push_str("- No weigh-ins recorded.\n"),
     }
     if let Some(n) = md::f(b, "/excluded_unattributed").filter(|n| *n > 0.0) {
-        out.push_str(&format!("- {n} weigh-in(s) with unclear attribution were left out.\n"));
+        let were = if n == 1.0 { "was" } else { "were" };
+        out.push_str(&format!("- {} with unclear attribution {were} left out.\n", md::count(n, "weigh-in")));
     }
     out
 }
@@ -229,12 +250,13 @@ fn daily_heart(v: &Value) -> String {
             }
             _ => String::new(),
         };
-        out.push_str(&format!(
-            "- Blood pressure{when}: {}/{} mmHg{}\n",
-            md::f(bp, "/systolic_mmhg").unwrap_or(0.0),
-            md::f(bp, "/diastolic_mmhg").unwrap_or(0.0),
-            if bp["at_or_above_130_80"].as_bool() == Some(true) { " (at or above 130/80)" } else { "" }
-        ));
+        let (sys, dia) =
+            (md::f(bp, "/systolic_mmhg").unwrap_or(0.0), md::f(bp, "/diastolic_mmhg").unwrap_or(0.0));
+        let flag = match bp["at_or_above_130_80"].as_bool() == Some(true) {
+            true => format!(" ({})", bp_over(sys, dia)),
+            false => String::new(),
+        };
+        out.push_str(&format!("- Blood pressure{when}: {}/{} mmHg{flag}\n", md::n(sys, 0), md::n(dia, 0)));
         any = true;
     }
     for e in h["ecg"].as_array().into_iter().flatten() {
@@ -250,6 +272,16 @@ fn daily_heart(v: &Value) -> String {
         out.push_str("- No heart data for this day.\n");
     }
     out
+}
+
+/// Which side of a reading reached the 130/80 mmHg threshold: "diastolic at or above 80 mmHg"
+/// for 119/80, not a flag that blames the whole reading.
+pub(crate) fn bp_over(sys: f64, dia: f64) -> String {
+    match (sys >= 130.0, dia >= 80.0) {
+        (true, true) => "systolic at or above 130 and diastolic at or above 80 mmHg".into(),
+        (true, false) => "systolic at or above 130 mmHg".into(),
+        _ => "diastolic at or above 80 mmHg".into(),
+    }
 }
 
 fn night_lines(n: &Value) -> String {
@@ -272,7 +304,7 @@ fn night_lines(n: &Value) -> String {
             .filter_map(|(k, p)| md::f(n, p).map(|m| format!("{k} {}", md::hm(m / 60.0))))
             .collect();
     if !stages.is_empty() {
-        let wake = md::f(n, "/wakeups").map(|w| format!("; {w} wake-ups")).unwrap_or_default();
+        let wake = md::f(n, "/wakeups").map(|w| format!("; {}", md::count(w, "wake-up"))).unwrap_or_default();
         out.push_str(&format!("- Stages: {}{wake}\n", stages.join(", ")));
     }
     let mut extra = Vec::new();
@@ -319,9 +351,9 @@ pub(crate) fn actions_md(list: &Value) -> String {
     }
     for a in items {
         out.push_str(&format!(
-            "- {} ({})\n",
+            "- {} {}\n",
             md::s(a, "/action").unwrap_or("?"),
-            md::s(a, "/why").unwrap_or("?")
+            md::paren(md::s(a, "/why").unwrap_or("?"))
         ));
     }
     out
@@ -396,10 +428,10 @@ pub fn weekly_markdown(v: &Value, u: Units) -> String {
     }
     for p in plan {
         out.push_str(&format!(
-            "- **{}:** {} ({})\n",
+            "- **{}:** {} {}\n",
             md::s(p, "/area").unwrap_or("?").replace('_', " "),
             md::s(p, "/target").unwrap_or("?"),
-            md::s(p, "/why").unwrap_or("?")
+            md::paren(md::s(p, "/why").unwrap_or("?"))
         ));
     }
     out.push_str(&actions_md(&d["action_candidates"]));
@@ -427,46 +459,38 @@ fn weekly_scorecard(v: &Value, u: Units) -> String {
         ("avg_systolic_mmhg", "Systolic blood pressure", " mmHg", 1),
         ("avg_diastolic_mmhg", "Diastolic blood pressure", " mmHg", 1),
     ];
-    let show = |x: Option<f64>, unit: &str, dp: usize| match x {
-        Some(x) => format!("{}{unit}", md::n(x, dp)),
-        None => "no data".to_string(),
-    };
-    // Masses are converted for display; every other row is unit-neutral.
-    let (mass_factor, mass_unit) = match units::convert(1.0, "kg", u) {
-        Some((f, unit)) => (f, format!(" {unit}")),
-        None => (1.0, " kg".to_string()),
-    };
     for (key, name, unit, dp) in rows {
-        let (factor, unit) = match key {
-            "latest_weight_kg" => (mass_factor, mass_unit.as_str()),
-            _ => (1.0, unit),
+        let value = |side: &str| md::f(v, &format!("/scorecard/{side}/{key}"));
+        let (c, p) = (value("current"), value("previous"));
+        // Masses are shown in `u` (stones and pounds in the UK); every other row is unit-neutral.
+        let show = |x: Option<f64>| match (x, key) {
+            (Some(kg), "latest_weight_kg") => match units::convert(kg, "kg", u) {
+                Some((x, label)) if u != Units::Uk => format!("{} {label}", md::n(x, dp)),
+                _ => mass(kg, dp as u32, u),
+            },
+            (Some(x), _) => format!("{}{unit}", md::n(x, dp)),
+            (None, _) => "no data".to_string(),
         };
-        let scaled = |x: Option<f64>| x.map(|x| x * factor);
-        let c = scaled(md::f(v, &format!("/scorecard/current/{key}")));
         let line = match has_prev {
             true => {
-                let p = scaled(md::f(v, &format!("/scorecard/previous/{key}")));
-                let ch = match (
-                    scaled(md::f(v, &format!("/scorecard/delta/{key}/change"))),
-                    md::f(v, &format!("/scorecard/delta/{key}/change_pct")),
-                ) {
-                    (Some(a), Some(p)) => format!("{}{unit} ({} %)", md::signed(a, dp), md::signed(p, 1)),
-                    (Some(a), None) => format!("{}{unit}", md::signed(a, dp)),
+                let pct = md::f(v, &format!("/scorecard/delta/{key}/change_pct"));
+                let ch = match (c, p) {
+                    (Some(c), Some(p)) => change_cell(c, p, pct, unit, dp, key == "latest_weight_kg", u),
                     _ => "n/a (missing on one side)".into(),
                 };
-                format!("| {name} | {} | {} | {ch} |\n", show(c, unit, dp), show(p, unit, dp))
+                format!("| {name} | {} | {} | {ch} |\n", show(c), show(p))
             }
-            false => format!("| {name} | {} |\n", show(c, unit, dp)),
+            false => format!("| {name} | {} |\n", show(c)),
         };
         out.push_str(&line);
     }
     let cur = &v["scorecard"]["current"];
     out.push_str(&format!(
-        "\nCoverage: sleep on {} of {} nights, activity on {} days, weight on {} days.\n",
+        "\nCoverage: sleep on {} of {}, activity on {}, weight on {}.\n",
         md::f(cur, "/nights_with_sleep").unwrap_or(0.0),
-        md::f(cur, "/days").unwrap_or(0.0),
-        md::f(cur, "/days_with_activity").unwrap_or(0.0),
-        md::f(cur, "/days_with_weight").unwrap_or(0.0),
+        md::count(md::f(cur, "/days").unwrap_or(0.0), "night"),
+        md::days(md::f(cur, "/days_with_activity").unwrap_or(0.0)),
+        md::days(md::f(cur, "/days_with_weight").unwrap_or(0.0)),
     ));
     if let Some(w) = md::f(cur, "/weight_change_kg") {
         let how = match md::s(cur, "/weight_change_method") {
@@ -484,4 +508,35 @@ fn weekly_scorecard(v: &Value, u: Units) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_blood_pressure_flag_names_the_side_that_crossed() {
+        assert_eq!(bp_over(119.0, 80.0), "diastolic at or above 80 mmHg");
+        assert_eq!(bp_over(131.0, 70.0), "systolic at or above 130 mmHg");
+        assert!(bp_over(135.0, 85.0).contains("systolic") && bp_over(135.0, 85.0).contains("diastolic"));
+    }
+
+    #[test]
+    fn counts_and_parentheses_read_as_english() {
+        assert_eq!(md::count(1.0, "day"), "1 day");
+        assert_eq!(md::count(0.0, "night"), "0 nights");
+        assert_eq!(md::count(1200.0, "step"), "1,200 steps");
+        assert_eq!(md::paren("recovery looks normal."), "(recovery looks normal)");
+    }
+
+    #[test]
+    fn changes_are_the_difference_of_the_values_shown_in_display_units() {
+        // 76.47 and 76.74 kg are 168.59 and 169.18 lb: the change shown is -0.59, not -0.60.
+        assert_eq!(change_cell(76.47, 76.74, Some(-0.4), "", 2, true, Units::Imperial), "-0.59 lb (-0.4 %)");
+        assert_eq!(
+            change_cell(91.8, 91.4, Some(0.4), " %", 1, false, Units::Metric),
+            "+0.4 percentage points"
+        );
+        assert_eq!(change_cell(9671.0, 9546.0, Some(1.3), "", 0, false, Units::Uk), "+125 (+1.3 %)");
+    }
 }

@@ -532,6 +532,26 @@ fn plan_targets_follow_the_persons_own_baseline() {
         assert_eq!(target("activity"), st, "{plan:?}");
         assert!(target("sleep").starts_with(sl), "{} vs {sl}", target("sleep"));
         assert!(m.contains(st), "{m}");
+        // The percentage is the one between the two numbers printed (issue 17: "about 5 %" for
+        // 9,210 → 9,500 was 3.1 %).
+        let why = plan.iter().find(|p| p["area"] == "activity").and_then(|p| p["why"].as_str()).unwrap_or("");
+        let target_steps: f64 = st.split(' ').next().unwrap_or("").replace(',', "").parse().unwrap_or(0.0);
+        let pct = ((target_steps - steps) / steps * 100.0).round();
+        match pct {
+            0.0 => assert!(why.starts_with("holding"), "{why}"),
+            _ => assert!(why.starts_with(&format!("about {pct} % above")), "{why}"),
+        }
+    }
+    // A sleep target is never below the average it is offered against.
+    for hours in [7.05, 7.3, 7.6, 7.9] {
+        let (v, _) = weekly_checked(&full(D, 8000.0, hours), D, 7, 7);
+        let plan = v["diagnostic"]["next_week_plan"].as_array().cloned().unwrap_or_default();
+        let sleep =
+            plan.iter().find(|p| p["area"] == "sleep").and_then(|p| p["target"].as_str()).unwrap_or("");
+        let mut words = sleep.split(' ');
+        let (h, m) = (words.next().unwrap_or(""), words.nth(1).unwrap_or(""));
+        let target_h = h.parse::<f64>().unwrap_or(0.0) + m.parse::<f64>().unwrap_or(0.0) / 60.0;
+        assert!(target_h >= hours, "{hours} h: {sleep}");
     }
 }
 

@@ -302,17 +302,23 @@ fn deltas(cur: &Agg, prev: &Agg) -> Map<String, Value> {
     m
 }
 
+/// "5 of 7 nights", "1 of 1 complete day", and "no complete day yet" rather than "0 of 0".
+fn k_of_n(k: usize, n: usize, noun: &str) -> String {
+    match n {
+        0 => format!("no {noun} yet"),
+        _ => format!("{k} of {}", md::count(n as f64, noun)),
+    }
+}
+
 fn load(cur: &Agg) -> (&'static str, String) {
     let steps = cur.avg_steps().filter(|_| cur.steps_ok());
     let sleep = cur.avg_sleep().filter(|_| cur.sleep_ok());
     let basis = format!(
-        "{} over {} of {} nights; {} over {} of {} complete days",
+        "{} over {}; {} over {}",
         sleep.map(|h| format!("average sleep {}", md::hm(h))).unwrap_or_else(|| "sleep too sparse".into()),
-        cur.sleep_h.len(),
-        cur.days,
+        k_of_n(cur.sleep_h.len(), cur.days, "night"),
         steps.map(|s| format!("average {} steps", md::n(s, 0))).unwrap_or_else(|| "steps too sparse".into()),
-        cur.steps.len(),
-        cur.activity_span,
+        k_of_n(cur.steps.len(), cur.activity_span, "complete day"),
     );
     let class = match (steps, sleep) {
         (None, None) => "insufficient_data",
@@ -414,7 +420,7 @@ fn bottlenecks(inputs: &Inputs, cur: &Agg, prev: Option<&Agg>) -> Vec<Value> {
         out.push(bottleneck(
             "data",
             "sparse_activity",
-            format!("Activity recorded on {} of {} complete days", cur.steps.len(), cur.activity_span),
+            format!("Activity recorded on {}", k_of_n(cur.steps.len(), cur.activity_span, "complete day")),
             json!({"days_with_steps": cur.steps.len(), "days": cur.activity_span}),
         ));
     }
@@ -424,7 +430,7 @@ fn bottlenecks(inputs: &Inputs, cur: &Agg, prev: Option<&Agg>) -> Vec<Value> {
         out.push(bottleneck(
             "body",
             "sparse_weighins",
-            format!("Weighed in on {} of {} days", cur.weight_days, cur.days),
+            format!("Weighed in on {}", k_of_n(cur.weight_days, cur.days, "day")),
             json!({"days_with_weight": cur.weight_days, "days": cur.days}),
         ));
     }
@@ -432,7 +438,7 @@ fn bottlenecks(inputs: &Inputs, cur: &Agg, prev: Option<&Agg>) -> Vec<Value> {
         && let (Some(s), Some(d)) = (mean(&cur.sys), mean(&cur.dia))
         && at_or_above_130_80(s, d)
     {
-        out.push(bottleneck("blood_pressure", "elevated_average", format!("Blood pressure averages {}/{} mmHg", md::n(s, 0), md::n(d, 0)),
+        out.push(bottleneck("blood_pressure", "elevated_average", format!("Blood pressure averages {}/{} mmHg ({})", md::n(s, 0), md::n(d, 0), crate::domain::summary::markdown::bp_over(s, d)),
             json!({"avg_systolic_mmhg": num(Some(s), 1), "avg_diastolic_mmhg": num(Some(d), 1), "readings": cur.sys.len()})));
     }
     out
@@ -456,33 +462,44 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
     let mut out = Vec::new();
     match median(&cur.steps).filter(|_| cur.steps_ok()) {
         Some(base) => {
-            let (target, how) = match base {
-                b if b < 7500.0 => (round500(b * 1.10).max(round500(b) + 500.0), "about 10 % above"),
-                b if b < 10_000.0 => (round500(b * 1.05).max(round500(b) + 500.0), "about 5 % above"),
-                b => (round500(b), "holding"),
+            let target = match base {
+                b if b < 7500.0 => round500(b * 1.10).max(round500(b) + 500.0),
+                b if b < 10_000.0 => round500(b * 1.05).max(round500(b) + 500.0),
+                b => round500(b),
+            };
+            // The percentage is computed from the two numbers the sentence prints.
+            let shown = base.round();
+            let how = match (target - shown) / shown * 100.0 {
+                p if p.round() >= 1.0 => format!("about {} % above", md::n(p, 0)),
+                p if p.round() <= -1.0 => format!("about {} % below", md::n(-p, 0)),
+                _ => "holding".to_string(),
             };
             out.push(plan_item(
                 "activity",
                 format!("{} steps a day", md::n(target, 0)),
-                format!("{how} your median of {} steps over {} days", md::n(base, 0), cur.steps.len()),
+                format!(
+                    "{how} your median of {} steps over {}",
+                    md::n(base, 0),
+                    md::days(cur.steps.len() as f64)
+                ),
             ));
         }
         None if inputs.activity.failure().is_none() => out.push(plan_item(
             "activity",
             "Wear your tracker on at least 5 of 7 days".into(),
             format!(
-                "steps were recorded on only {} of {} complete days, too few to set a target",
-                cur.steps.len(),
-                cur.activity_span
+                "steps were recorded on only {}, too few to set a target",
+                k_of_n(cur.steps.len(), cur.activity_span, "complete day")
             ),
         )),
         None => {}
     }
     match cur.avg_sleep().filter(|_| cur.sleep_ok()) {
         Some(avg) => {
+            // Never below the average it is offered against: up to the next quarter hour.
             let target = match avg {
                 a if a < 7.0 => quarter((a + 0.5).min(8.0)),
-                a => quarter(a).max(7.0),
+                a => ((a * 4.0).ceil() / 4.0).max(7.0),
             };
             let bed = mean(&cur.bedtimes).map(|b| b.round() as i64);
             let spread_min = match cur.bedtimes.len() {
@@ -504,9 +521,9 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
                 "sleep",
                 format!("{} asleep a night{bed_note}", md::hm(target)),
                 format!(
-                    "you averaged {} over {} nights{}{}",
+                    "you averaged {} over {}{}{}",
                     md::hm(avg),
-                    cur.sleep_h.len(),
+                    md::count(cur.sleep_h.len() as f64, "night"),
                     if bed_target.is_empty() { String::new() } else { format!("; {bed_target}") },
                     if avg < 7.0 { "; +30 min is a step toward 7 h" } else { "" }
                 ),
@@ -523,9 +540,8 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
             "sleep",
             "Track sleep on at least 5 of 7 nights".into(),
             format!(
-                "sleep was recorded on only {} of {} nights, too few to set a target",
-                cur.sleep_h.len(),
-                cur.days
+                "sleep was recorded on only {}, too few to set a target",
+                k_of_n(cur.sleep_h.len(), cur.days, "night")
             ),
         )),
         None => {}
@@ -535,8 +551,9 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
             "body",
             "Weigh in on 3 mornings (e.g. Mon, Wed, Fri) before breakfast".into(),
             format!(
-                "only {} weigh-in day(s) in the last {} days; regular readings make the trend readable",
-                cur.weight_days, cur.days
+                "only {} in the last {}; regular readings make the trend readable",
+                md::count(cur.weight_days as f64, "weigh-in day"),
+                md::days(cur.days as f64)
             ),
         ));
     }
@@ -592,8 +609,9 @@ fn confidence(cur: &Agg, failed: &[&str]) -> (&'static str, Vec<String>) {
         _ => "none",
     };
     let mut reasons = vec![format!(
-        "sleep on {} of {} nights, activity on {} of {} complete days",
-        cur.nights, cur.days, cur.activity_days, cur.activity_span
+        "sleep on {}, activity on {}",
+        k_of_n(cur.nights, cur.days, "night"),
+        k_of_n(cur.activity_days, cur.activity_span, "complete day")
     )];
     if !failed.is_empty() {
         if level == "high" {

@@ -64,6 +64,9 @@ pub struct Params {
     /// (e.g. 2.20462 and "lb" for weights shown in pounds). The analysis itself stays in SI.
     pub display_factor: f64,
     pub display_unit: &'static str,
+    /// Decimals of the quantities in `reason`: those of the same numbers in the structured
+    /// answer, so that text and JSON agree (not "17.000 steps" beside 17.0).
+    pub display_decimals: usize,
 }
 
 /// Defaults for a metric: α 0.1/day, k 3.5, ±14-day neighbourhoods, at least 4 readings over
@@ -83,6 +86,7 @@ pub fn standard_params(min_change_per_week: f64, min_spread: f64, plausible: Opt
         max_slope_points: 1000,
         display_factor: 1.0,
         display_unit: "",
+        display_decimals: 3,
     }
 }
 
@@ -284,6 +288,7 @@ fn sanitize(p: &Params) -> Params {
         max_slope_points: p.max_slope_points.clamp(3, 5000),
         display_factor: pos(p.display_factor, 1.0),
         display_unit: p.display_unit,
+        display_decimals: p.display_decimals.min(6),
     }
 }
 
@@ -489,22 +494,20 @@ fn decide(
         "" => String::new(),
         unit => format!(" {unit}"),
     };
-    let interval =
-        format!("{:.3}{u} per week (95% interval {:.3} to {:.3})", s.per_week * f, s.lower * f, s.upper * f);
+    let dp = p.display_decimals;
+    let q = |x: f64| crate::domain::units::grouped(x * f, dp);
+    let interval = format!("{}{u} per week (95% interval {} to {})", q(s.per_week), q(s.lower), q(s.upper));
     if s.lower <= 0.0 && s.upper >= 0.0 {
         return (Verdict::Stable, format!("slope {interval} includes zero"));
     }
     if s.per_week.abs() < p.min_change_per_week {
         let why =
-            format!("slope {interval} is below the meaningful {:.3}{u} per week", p.min_change_per_week * f);
+            format!("slope {interval} is below the meaningful {}{u} per week", q(p.min_change_per_week));
         return (Verdict::Stable, why);
     }
     if change < noise {
-        let why = format!(
-            "change {:.3}{u} over {span_days:.1} days is within the noise ({:.3}{u})",
-            change * f,
-            noise * f
-        );
+        let why =
+            format!("change {}{u} over {span_days:.1} days is within the noise ({}{u})", q(change), q(noise));
         return (Verdict::Stable, why);
     }
     let verdict = if s.per_week > 0.0 { Verdict::Rising } else { Verdict::Falling };

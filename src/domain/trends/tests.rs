@@ -275,6 +275,7 @@ fn nonsense_params_are_replaced_not_propagated() {
         max_slope_points: 0,
         display_factor: f64::NAN,
         display_unit: "lb",
+        display_decimals: 2,
     };
     let v: Vec<f64> = (0..20).map(|d| 1e12 - d as f64).collect();
     let t = analyze(&daily(&v), all(), &p);

@@ -138,16 +138,16 @@ impl Listed for ActivityOut {
     fn line(&self, _: Units) -> String {
         let mut parts = Vec::new();
         if let Some(s) = self.steps {
-            parts.push(format!("{} steps", units::fmt_num(s, 0)));
+            parts.push(format!("{} steps", units::grouped(s, 0)));
         }
         if let Some(d) = &self.distance_display {
             parts.push(d.clone());
         }
         if let Some(m) = self.active_minutes {
-            parts.push(format!("{} active min", units::fmt_num(m, 0)));
+            parts.push(format!("{} active min", units::grouped(m, 0)));
         }
         if let Some(c) = self.calories {
-            parts.push(format!("{} kcal active", units::fmt_num(c, 0)));
+            parts.push(format!("{} kcal active", units::grouped(c, 0)));
         }
         if parts.is_empty() {
             parts.push("no values".into());
@@ -207,7 +207,7 @@ mod tests {
         assert_eq!(ext.active_minutes(), Some(4.0));
         assert_eq!(shown(ext, &utc, Units::Metric).get("hr_zones"), None);
         let line = ActivityOut::new(&d[0], &utc, Units::Imperial).line(Units::Imperial);
-        assert_eq!(line, "2025-01-01: 8432 steps, 3.8 mi, 35 active min, 413 kcal active");
+        assert_eq!(line, "2025-01-01: 8,432 steps, 3.8 mi, 35 active min, 413 kcal active");
     }
 
     #[test]

@@ -175,7 +175,7 @@ impl Listed for WorkoutOut {
             parts.push(format!("{} min active", units::fmt_num(a as f64 / 60.0, 0)));
         }
         if let Some(c) = self.values.get("calories") {
-            parts.push(format!("{} kcal", units::fmt_num(c, 0)));
+            parts.push(format!("{} kcal", units::grouped(c, 0)));
         }
         if let Some((v, u)) =
             self.values.get("distance").filter(|d| *d > 0.0).and_then(|d| units::distance(d, units))
