@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::value::json;
 
-pub use crate::domain::summary::daily::daily;
+pub use crate::domain::summary::daily::{Now, daily};
 pub use crate::domain::summary::markdown::{daily_markdown, weekly_markdown};
 pub use crate::domain::summary::schema::{daily_output_schema, weekly_output_schema};
 pub use crate::domain::summary::weekly::{MAX_WINDOW_DAYS, weekly};

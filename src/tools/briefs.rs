@@ -99,7 +99,8 @@ fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     }
     let first = day.add_days(-summary::DAILY_LOOKBACK_DAYS);
     let (inputs, requests) = gather(ctx, &s, first, day)?;
-    let mut v = summary::daily(&inputs, day.days(), today.days(), &label);
+    let now = summary::Now { day: today.days(), secs: zone.secs_of_day(Instant(ctx.now)) };
+    let mut v = summary::daily(&inputs, day.days(), now, &label);
     annotate(&mut v, zone, requests, s.units);
     let markdown = summary::daily_markdown(&v, s.units);
     Ok(Output { structured: v, markdown, extra: Vec::new() })

@@ -11,6 +11,7 @@ mod bounds;
 mod briefs;
 mod calls;
 mod concurrency;
+mod consistency;
 mod data;
 mod demo;
 mod detail;

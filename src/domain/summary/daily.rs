@@ -10,16 +10,37 @@ use crate::domain::summary::{
 };
 use crate::value::json;
 
-/// The daily brief for `day`. `today` tells whether the day is still in progress (its activity is
-/// partial) and anchors nothing else. Records outside `day - DAILY_LOOKBACK_DAYS ..= day` are used
+/// Until this local time (10:00) on the day in progress, a main sleep not yet ended (or synced)
+/// is the night still going, not a tracker to check.
+const NIGHT_OVER_BY_S: i64 = 10 * 3600;
+
+/// The day in progress: its civil day number and the local time now (seconds after midnight).
+#[derive(Debug, Clone, Copy)]
+pub struct Now {
+    pub day: i64,
+    pub secs: i64,
+}
+
+/// The daily brief for `day`. `now` tells whether the day is still in progress (its activity is
+/// partial, its night may not be over) and anchors nothing else. Records outside `day - DAILY_LOOKBACK_DAYS ..= day` are used
 /// only as context (previous weigh-in, usual sleep), never as the day's own data.
-pub fn daily(inputs: &Inputs, day: i64, today: i64, label: &dyn Fn(i64) -> String) -> Value {
+pub fn daily(inputs: &Inputs, day: i64, now: Now, label: &dyn Fn(i64) -> String) -> Value {
+    let today = now.day;
     let body = body(inputs, day, label);
     let sleep = sleep(inputs, day, label);
     let activity = activity(inputs, day, today);
     let heart = heart(inputs, day, label);
-    let readiness = readiness(inputs, day, label);
-
+    let mut readiness = readiness(inputs, day, today, label);
+    let night_open = day == today
+        && now.secs < NIGHT_OVER_BY_S
+        && sleep["main"].is_null()
+        && inputs.nights.failure().is_none();
+    if night_open {
+        readiness.primary = format!(
+            "At {} the night is not over yet or not synced; readiness is judged once you are up.",
+            clock(now.secs)
+        );
+    }
     let recorded: Vec<&str> = DOMAINS.iter().copied().filter(|d| inputs.has_data(d, day, day)).collect();
     let failed: Vec<&str> = DOMAINS.iter().copied().filter(|d| inputs.failure(d).is_some()).collect();
     let status = match (recorded.is_empty(), failed.len()) {
@@ -29,12 +50,18 @@ pub fn daily(inputs: &Inputs, day: i64, today: i64, label: &dyn Fn(i64) -> Strin
         (false, _) => "partial",
     };
     let (confidence, reasons) = confidence(inputs, day, &failed);
-    let actions = actions(inputs, day, today, &readiness, &heart, label);
+    let actions = match night_open {
+        // Nothing to act on before the night has ended: no "check the tracker" at 04:30.
+        true => Vec::new(),
+        false => actions(inputs, day, today, &readiness, &heart, label),
+    };
 
     json!({
         "kind": "daily_summary",
         "date": label(day),
         "is_today": day == today,
+        // The local time the day in progress was read at: its totals are "so far".
+        "as_of": (day == today).then(|| clock(now.secs)),
         "status": status,
         "scorecard": {
             "weight_kg": body["weighin"]["weight_kg"].clone(),
@@ -255,7 +282,7 @@ struct Readiness {
     usual_bedtime: Option<i64>,
 }
 
-fn readiness(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Readiness {
+fn readiness(inputs: &Inputs, day: i64, today: i64, label: &dyn Fn(i64) -> String) -> Readiness {
     let nights = inputs.nights.items();
     let main = main_sleep(nights, day);
     let prior: Vec<&Night> = (day - DAILY_LOOKBACK_DAYS..day).filter_map(|d| main_sleep(nights, d)).collect();
@@ -285,7 +312,9 @@ fn readiness(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Readin
             ("insufficient_data", format!("The sleep ending on {date} has neither a duration nor a score."))
         }
         (_, _, Some(s)) if s < 60.0 => ("low_sleep_score", format!("Sleep score was low ({s:.0}/100).")),
-        (_, Some(h), _) if h < 6.0 => ("sleep_limited", format!("Only {} asleep last night.", md::hm(h))),
+        (_, Some(h), _) if h < 6.0 => {
+            ("sleep_limited", format!("Only {} asleep {}.", md::hm(h), night_word(day, today, label)))
+        }
         (_, Some(h), _) if h < 7.0 && prev_steps.is_some_and(|s| s > 15_000.0) => (
             "high_activity_low_sleep",
             format!(
@@ -372,14 +401,21 @@ fn actions(
     match r.state {
         "insufficient_data" if inputs.nights.failure().is_none() => out.push(action(
             "sleep",
-            "Check that the sleep tracker synced; readiness is unknown without last night's sleep".into(),
+            format!(
+                "Check that the sleep tracker synced; readiness is unknown without the main sleep ending {}",
+                day_word(day, today, label)
+            ),
             r.primary.clone(),
         )),
         "low_sleep_score" | "sleep_limited" | "high_activity_low_sleep" | "below_baseline" => {
-            out.push(action("training", "Favour easy or moderate effort today".into(), r.primary.clone()));
+            let (on, evening) = match day == today {
+                true => ("today".to_string(), "tonight"),
+                false => (day_word(day, today, label), "that evening"),
+            };
+            out.push(action("training", format!("Favour easy or moderate effort {on}"), r.primary.clone()));
             let act = match &bedtime {
-                Some(b) => format!("Aim to be in bed by {b} tonight, 30 min before your usual bedtime"),
-                None => "Protect tonight's sleep window with an earlier bedtime".into(),
+                Some(b) => format!("Aim to be in bed by {b} {evening}, 30 min before your usual bedtime"),
+                None => format!("Protect {evening}'s sleep window with an earlier bedtime"),
             };
             out.push(action("sleep", act, r.primary.clone()));
         }
@@ -434,4 +470,22 @@ fn actions(
         ));
     }
     out
+}
+
+/// The day as a person says it, seen from `today`: "today", "yesterday", "on 2026-03-09".
+fn day_word(day: i64, today: i64, label: &dyn Fn(i64) -> String) -> String {
+    match today - day {
+        0 => "today".into(),
+        1 => "yesterday".into(),
+        _ => format!("on {}", label(day)),
+    }
+}
+
+/// The night that ended on `day`: "last night" on the day itself, else named by its morning.
+fn night_word(day: i64, today: i64, label: &dyn Fn(i64) -> String) -> String {
+    match today - day {
+        0 => "last night".into(),
+        1 => "the night ending yesterday".into(),
+        _ => format!("the night ending on {}", label(day)),
+    }
 }

@@ -145,6 +145,7 @@ fn daily_sleep(v: &Value, date: &str) -> String {
             md::s(v, "/sleep/reason").unwrap_or("unknown error")
         )),
         _ if v["sleep"]["main"].is_object() => out.push_str(&night_lines(&v["sleep"]["main"])),
+        _ if v["is_today"] == true => out.push_str("- No main sleep has ended yet today.\n"),
         _ => out.push_str(&format!("- No main sleep ended on {date}.\n")),
     }
     for nap in v["sleep"]["naps"].as_array().into_iter().flatten() {
@@ -183,9 +184,12 @@ fn daily_activity(v: &Value, date: &str, u: Units) -> String {
             if let Some(c) = md::f(a, "/total_calories_kcal") {
                 parts.push(format!("{} kcal total", md::n(c, 0)));
             }
-            out.push_str(&format!("- {}\n", parts.join(", ")));
-            if a["partial_day"].as_bool() == Some(true) {
-                out.push_str("- The day is still in progress; these totals will grow.\n");
+            // A day in progress has totals so far, not the day's.
+            match (a["partial_day"].as_bool(), md::s(v, "/as_of")) {
+                (Some(true), Some(t)) => {
+                    out.push_str(&format!("- So far today (as of {t}): {}\n", parts.join(", ")))
+                }
+                _ => out.push_str(&format!("- {}\n", parts.join(", "))),
             }
         }
         _ => out.push_str(&format!("- No activity recorded on {date}.\n")),

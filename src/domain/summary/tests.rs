@@ -117,7 +117,7 @@ fn assert_well_formed(v: &Value, schema: &Value, markdown: &str) {
 }
 
 fn daily_checked(inputs: &Inputs, day: i64, today: i64) -> (Value, String) {
-    let v = daily(inputs, day, today, &label);
+    let v = daily(inputs, day, Now { day: today, secs: 12 * 3600 }, &label);
     let m = daily_markdown(&v, Units::Metric);
     assert_well_formed(&v, &daily_output_schema(), &m);
     assert_no_kilograms(&daily_markdown(&v, Units::Imperial));
@@ -223,7 +223,7 @@ fn a_nap_never_becomes_the_main_sleep() {
         assert_eq!(v["sleep"]["status"], status);
         assert_eq!(v["diagnostic"]["readiness_context"], state);
         if main.is_none() {
-            assert!(m.contains("No main sleep ended on 2024-10-04"), "{m}");
+            assert!(m.contains("No main sleep has ended yet today"), "{m}");
         }
     }
 }
@@ -307,7 +307,7 @@ fn daily_statuses_for_empty_and_failed_days() {
         (empty(), D, "no_data", "none", "Nothing was recorded on 2024-10-04."),
         (full(D - 30, 9000.0, 7.0), D, "no_data", "none", "Nothing was recorded on 2024-10-04."),
         (all_failed, D, "unavailable", "none", "No Withings data could be read"),
-        (full(D, 9000.0, 7.0), D, "ok", "high", "The day is still in progress"),
+        (full(D, 9000.0, 7.0), D, "ok", "high", "So far today (as of 12:00)"),
     ];
     for (inputs, day, status, conf, phrase) in cases {
         let (v, m) = daily_checked(&inputs, day, D);
@@ -670,4 +670,45 @@ fn markdown_number_helpers() {
     assert_eq!(md::days(1.0), "1 day");
     assert_eq!(md::days(3.0), "3 days");
     assert_eq!(md::capitalise("sleep score"), "Sleep score");
+}
+
+#[test]
+fn wording_follows_the_day_asked_for() {
+    // A short night: the advice is for the day and its evening, named as seen from today.
+    let inputs = full(D, 8000.0, 5.0);
+    let text = |today: i64| {
+        let v = daily(&inputs, D, Now { day: today, secs: 12 * 3600 }, &label);
+        daily_markdown(&v, Units::Metric)
+    };
+    let today = text(D);
+    assert!(
+        today.contains("effort today") && today.contains("tonight") && today.contains("last night"),
+        "{today}"
+    );
+    let yesterday = text(D + 1);
+    assert!(yesterday.contains("effort yesterday") && yesterday.contains("that evening"), "{yesterday}");
+    let earlier = text(D + 3);
+    assert!(earlier.contains(&format!("effort on {}", label(D))), "{earlier}");
+    for past in [&yesterday, &earlier] {
+        for word in ["today", "tonight", "last night"] {
+            assert!(!past.contains(word), "a past day says {word:?}:\n{past}");
+        }
+    }
+}
+
+#[test]
+fn a_night_still_going_is_not_a_tracker_to_check() {
+    // 04:30 on the day in progress, before the night's sleep has ended.
+    let mut inputs = full(D, 8000.0, 7.5);
+    if let Fetch::Ok(n) = &mut inputs.nights {
+        n.retain(|x| x.day < D);
+    }
+    let v = daily(&inputs, D, Now { day: D, secs: 4 * 3600 + 1800 }, &label);
+    let m = daily_markdown(&v, Units::Metric);
+    assert!(!m.contains("Check that"), "{m}");
+    assert!(m.contains("not over yet") && m.contains("So far today (as of 04:30)"), "{m}");
+    assert_eq!(v["as_of"], "04:30");
+    // At noon, the same missing night is worth a look.
+    let v = daily(&inputs, D, Now { day: D, secs: 12 * 3600 }, &label);
+    assert!(daily_markdown(&v, Units::Metric).contains("Check that the sleep tracker synced"));
 }
