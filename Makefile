@@ -52,7 +52,10 @@ interop:
 # Source paths in panic locations are written relative to cargo's registry and to the Rust
 # source tree, not as this machine's absolute paths: the same on every machine, and 20 KB less.
 # (The more specific prefix is given last: rustc uses the last one that matches.)
-STATIC_RUSTFLAGS := -C relocation-model=static -C force-unwind-tables=no -C link-arg=-Wl,--no-eh-frame-hdr
+# LLVM inlines only what costs nothing at a threshold of 0 (opt-level "z" alone still inlines a
+# little more): −20 KB measured, and no call here is hot enough for an extra call to show.
+STATIC_RUSTFLAGS := -C relocation-model=static -C force-unwind-tables=no -C link-arg=-Wl,--no-eh-frame-hdr \
+	-C llvm-args=-inline-threshold=0
 REGISTRY_SRC = $(or $(CARGO_HOME),$(HOME)/.cargo)/registry/src/
 REMAP = --remap-path-prefix=$(REGISTRY_SRC)= --remap-path-prefix=$(REGISTRY_SRC)index.crates.io-1949cf8c6b5b557f/= \
 	--remap-path-prefix=/rustc/$(shell rustc -vV | sed -n 's/^commit-hash: //p')/=
