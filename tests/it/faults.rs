@@ -153,13 +153,7 @@ fn serve_conn(mut s: TcpStream, mode: Mode, upstream: &str, resets: &AtomicUsize
         return;
     }
     // One request per upstream connection, so the answer ends at EOF.
-    let mut rewritten: String = text
-        .trim_end()
-        .lines()
-        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
-        .map(|l| format!("{l}\r\n"))
-        .collect();
-    rewritten.push_str("Connection: close\r\n\r\n");
+    let rewritten = closing(&text);
     let mut up = TcpStream::connect(upstream).unwrap();
     up.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     up.write_all(rewritten.as_bytes()).unwrap();
@@ -170,14 +164,7 @@ fn serve_conn(mut s: TcpStream, mode: Mode, upstream: &str, resets: &AtomicUsize
     // would race the close with its next request and see a reset that no fault injected.
     let answer = match answer.windows(4).position(|w| w == b"\r\n\r\n") {
         Some(end) => {
-            let head = String::from_utf8_lossy(&answer[..end]);
-            let mut out: String = head
-                .lines()
-                .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
-                .map(|l| format!("{l}\r\n"))
-                .collect();
-            out.push_str("Connection: close\r\n\r\n");
-            let mut out = out.into_bytes();
+            let mut out = closing(&String::from_utf8_lossy(&answer[..end])).into_bytes();
             out.extend_from_slice(&answer[end + 4..]);
             out
         }
@@ -185,6 +172,19 @@ fn serve_conn(mut s: TcpStream, mode: Mode, upstream: &str, resets: &AtomicUsize
     };
     // The client may have given up (timeout faults); nobody to tell.
     let _ = s.write_all(&answer);
+}
+
+/// A message head (without its blank line, or with it) made to say `Connection: close` and
+/// nothing else about the connection, ending with the blank line.
+fn closing(head: &str) -> String {
+    let mut out: String = head
+        .trim_end()
+        .lines()
+        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+        .map(|l| format!("{l}\r\n"))
+        .collect();
+    out.push_str("Connection: close\r\n\r\n");
+    out
 }
 
 /// Runs a command with stdin closed and kills it (failing the test) after `limit`.
