@@ -160,6 +160,51 @@ pub fn stats<'a>(samples: impl IntoIterator<Item = &'a Sample>, i: usize) -> Opt
     (s.n > 0).then(|| Stats { mean: s.sum / s.n as f64, ..s })
 }
 
+/// [`Stats`] of field `i` over the samples in `[start, end)` (Unix seconds): a night's HRV or SpO2
+/// is the mean of the samples taken while asleep, not of the whole 24-hour window read.
+pub fn stats_between(samples: &[Sample], i: usize, start: i64, end: i64) -> Option<Stats> {
+    stats(samples.iter().filter(|s| (start..end).contains(&s.t.0)), i)
+}
+
+/// The lowest mean of field `i` over any `span` seconds inside `[start, end)`, each stretch
+/// starting at a sample and holding at least `min_n` values: resting heart rate as the calmest
+/// half hour of a night, which one low sample (a sensor glitch) cannot set on its own. `None`
+/// when no stretch fits.
+pub fn lowest_mean(
+    samples: &[Sample],
+    i: usize,
+    (start, end): (i64, i64),
+    span: i64,
+    min_n: usize,
+) -> Option<f64> {
+    let mut points: Vec<(i64, f64)> = samples
+        .iter()
+        .filter(|s| (start..end).contains(&s.t.0))
+        .filter_map(|s| Some((s.t.0, s.values.get(i).copied().flatten()?)))
+        .collect();
+    crate::sort::by(&mut points, |a, b| a.0.cmp(&b.0));
+    let span = span.max(1);
+    let (mut best, mut hi, mut sum) = (None::<f64>, 0usize, 0.0);
+    for (lo, &(t, v)) in points.iter().enumerate() {
+        let stop = t.saturating_add(span);
+        if stop > end {
+            break;
+        }
+        // The stretch [t, t + span): `hi` only moves forwards, so the whole night costs O(n).
+        while let Some(&(_, x)) = points.get(hi).filter(|p| p.0 < stop) {
+            sum += x;
+            hi += 1;
+        }
+        let n = hi - lo;
+        if n >= min_n.max(1) {
+            let mean = sum / n as f64;
+            best = Some(best.map_or(mean, |b: f64| b.min(mean)));
+        }
+        sum -= v;
+    }
+    best
+}
+
 /// True for fields whose samples add up (steps in a day), false for rates and levels (heart rate).
 pub fn additive(i: usize) -> bool {
     matches!(
@@ -218,6 +263,30 @@ mod tests {
         );
         let times: Vec<i64> = got.iter().map(|s| s.t.0).collect();
         assert_eq!(times, [150, 100], "200 belongs to the next window, 50 to the previous");
+    }
+
+    #[test]
+    fn a_night_mean_and_the_calmest_half_hour() {
+        // Heart rate every 10 minutes from t = 0: 60, 58, 50, 52, 54, 70; one glitch of 30 at 25 min
+        // (alone it would be the minimum; in a 30-minute stretch it is one value of four).
+        let mut xs: Vec<Sample> = [60.0, 58.0, 50.0, 52.0, 54.0, 70.0]
+            .iter()
+            .enumerate()
+            .map(|(k, hr)| sample(k as i64 * 600, &[("heart_rate", *hr), ("rmssd", 40.0 + k as f64)]))
+            .collect();
+        xs.push(sample(1500, &[("heart_rate", 30.0)]));
+        let hr = field_index("heart_rate").unwrap();
+        // Stretches of 30 min from each sample, inside [0, 3600): [0,1800) 60,58,50 → 56;
+        // [600,2400) 58,50,30,52 → 47.5; [1200,3000) 50,30,52,54 → 46.5; [1500,3300) 30,52,54,70
+        // → 51.5; [1800,3600) 52,54,70 → 58.67; 2400 + 1800 passes the end.
+        assert_eq!(lowest_mean(&xs, hr, (0, 3600), 1800, 3), Some(46.5));
+        assert_eq!(lowest_mean(&xs, hr, (0, 3600), 1800, 5), None, "no stretch holds five values");
+        assert_eq!(lowest_mean(&xs, hr, (0, 1000), 1800, 1), None, "the night is shorter than the span");
+        let rmssd = field_index("rmssd").unwrap();
+        // Samples at 600, 1200, 1800 are inside [600, 2400): 41, 42, 43.
+        let st = stats_between(&xs, rmssd, 600, 2400).unwrap();
+        assert_eq!((st.n, st.mean), (3, 42.0));
+        assert_eq!(stats_between(&xs, rmssd, 4000, 5000), None);
     }
 
     #[test]

@@ -87,6 +87,10 @@ pub struct Night {
     /// Seconds after local midnight of the wake-up day.
     pub wake_local_s: i64,
     pub nap: bool,
+    /// From the watch's intraday samples (daily brief, main sleep only): the lowest mean heart
+    /// rate over 30 minutes asleep, and the mean HRV (RMSSD, ms) while asleep.
+    pub rest_hr: Option<f64>,
+    pub hrv_rmssd: Option<f64>,
 }
 
 /// One day of `getactivity`.
@@ -323,6 +327,14 @@ fn sleep_secs(n: &Night) -> f64 {
 /// The main sleep whose wake-up is on `day`: the longest non-nap session. A nap never qualifies.
 fn main_sleep(nights: &[Night], day: i64) -> Option<&Night> {
     nights.iter().filter(|n| n.day == day && !n.nap).max_by(|a, b| sleep_secs(a).total_cmp(&sleep_secs(b)))
+}
+
+/// The main sleep ending on `day` (as the brief picks it), to add what the watch's samples say.
+pub fn main_sleep_mut(inputs: &mut Inputs, day: i64) -> Option<&mut Night> {
+    let Fetch::Ok(nights) = &mut inputs.nights else { return None };
+    let main = main_sleep(nights, day)?;
+    let i = nights.iter().position(|n| std::ptr::eq(n, main))?;
+    nights.get_mut(i)
 }
 
 /// The activity record of a day; when the caller passes several, the one with the most steps.

@@ -1,7 +1,8 @@
 //! `withings_daily_summary` and `withings_weekly_summary`: what an agent calls first.
 //!
 //! Each domain is fetched once for the whole range (a range query plus its pages, never one
-//! request per day): four requests for a daily brief, four for a 7-vs-7-day weekly one. Decoded
+//! request per day): four requests for a 7-vs-7-day weekly brief; a daily one adds a fifth, the
+//! watch's samples of last night. Decoded
 //! records are bucketed into the user's civil days (a record's own zone when it carries one) and
 //! handed to `domain::summary`, which never counts missing data as zero. A domain that fails is
 //! named with its reason while the others still answer.
@@ -10,16 +11,19 @@ use serde_json::{Map, Value};
 
 use crate::domain::activity::ActivityDay;
 use crate::domain::heart::HeartRecord;
+use crate::domain::intraday::{FieldSet, field_index, lowest_mean, stats_between};
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::sleep::{SleepField, SleepNight};
 use crate::domain::summary::{self, Fetch, Inputs};
-use crate::domain::time::{CivilDate, Instant, Range, Zone, Zones};
+use crate::domain::time::{CivilDate, DAY_SECS, Instant, Range, Zone, Zones};
 use crate::domain::units::Units;
 use crate::store;
 use crate::tools::data::{self, Settings};
+use crate::tools::intraday;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
 use crate::value::json;
+use crate::withings::client::Client;
 use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::heart::HeartWire;
 use crate::withings::wire::sleep::NightWire;
@@ -33,8 +37,9 @@ pub fn tools() -> Vec<Tool> {
             title: "Daily summary",
             description: "A brief for one civil day in your time zone (default today): weight and body \
                 composition with the change since the previous weigh-in, last night's main sleep (naps listed \
-                apart), the day's activity, heart rate, blood pressure and ECG, a readiness context with action \
-                candidates, data freshness, and which domains were missing or failed. Four Withings requests.",
+                apart), the day's activity, heart rate (with resting heart rate and HRV from the watch's samples \
+                during that sleep), blood pressure and ECG, a readiness context with action candidates, data \
+                freshness, and which domains were missing or failed. Five Withings requests.",
             input_schema: input_schema(
                 json!({
                     "date": {"type": "string", "description": "the day, YYYY-MM-DD (default: today in your zone)"},
@@ -98,7 +103,9 @@ fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
         ));
     }
     let first = day.add_days(-summary::DAILY_LOOKBACK_DAYS);
-    let (inputs, requests) = gather(ctx, &s, first, day)?;
+    let (mut inputs, mut client) = gather(ctx, &s, first, day)?;
+    night_intraday(&mut client, &mut inputs, day.days())?;
+    let requests = client.requests_sent();
     let now = summary::Now { day: today.days(), secs: zone.secs_of_day(Instant(ctx.now)) };
     let mut v = summary::daily(&inputs, day.days(), now, &label);
     annotate(&mut v, zone, requests, s.units);
@@ -113,7 +120,8 @@ fn weekly(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let days = args.get("days").and_then(Value::as_i64).unwrap_or(7);
     let compare = args.get("compare_days").and_then(Value::as_i64).unwrap_or(7);
     let first = today.add_days(-(days + compare) + 1);
-    let (inputs, requests) = gather(ctx, &s, first, today)?;
+    let (inputs, client) = gather(ctx, &s, first, today)?;
+    let requests = client.requests_sent();
     let mut v = summary::weekly(&inputs, today.days(), days, compare, &label);
     annotate(&mut v, zone, requests, s.units);
     let markdown = summary::weekly_markdown(&v, s.units);
@@ -137,7 +145,7 @@ fn annotate(v: &mut Value, zone: &Zone, requests: usize, units: Units) {
 /// Fetches the four domains once each over `first..=last` (civil days in `zone`) and converts
 /// them into summary inputs. When every domain fails the brief fails with the first reason:
 /// a summary of nothing but errors would hide a missing sign-in.
-fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<(Inputs, usize)> {
+fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<(Inputs, Client)> {
     let zone = &s.zone;
     let range = Range {
         start: zone.local_midnight(first),
@@ -170,7 +178,30 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
         activity: map(&activity, |a| activity_days(a)),
         heart: map(&heart, |h| heart_records(h, &zones)),
     };
-    Ok((inputs, client.requests_sent()))
+    Ok((inputs, client))
+}
+
+/// A resting heart rate needs this many samples in its half hour (a watch samples every few minutes).
+const REST_MIN_SAMPLES: usize = 3;
+
+/// Last night from the watch's own samples, one more request: the resting heart rate (the
+/// lowest mean over 30 minutes of the main sleep) and HRV (mean RMSSD while asleep). The window
+/// read is the 24 hours before the wake-up, as Withings serves a full day best; only the samples
+/// inside the night count. A failure leaves both absent and the brief as it was, since the sleep
+/// summary already has the night's heart rates.
+fn night_intraday(client: &mut Client, inputs: &mut Inputs, day: i64) -> Result<()> {
+    let Some(night) = summary::main_sleep_mut(inputs, day) else { return Ok(()) };
+    let Ok(fields) = FieldSet::of(&["heart_rate", "rmssd"]) else { return Ok(()) };
+    let (start, end) = (night.start, night.end);
+    let samples = match intraday::fetch_window(client, Instant(end - DAY_SECS), Instant(end), fields) {
+        Ok(s) => s,
+        Err(e) if e.ends_call() => return Err(e),
+        Err(_) => return Ok(()),
+    };
+    let (hr, rmssd) = (field_index("heart_rate"), field_index("rmssd"));
+    night.rest_hr = hr.and_then(|i| lowest_mean(&samples, i, (start, end), 1800, REST_MIN_SAMPLES));
+    night.hrv_rmssd = rmssd.and_then(|i| stats_between(&samples, i, start, end)).map(|s| s.mean);
+    Ok(())
 }
 
 /// One domain: what it read, or why it failed (the brief degrades); the call's deadline or
@@ -260,6 +291,8 @@ fn nights(nights: &[SleepNight], zones: &Zones) -> Vec<summary::Night> {
                 bedtime_local_s: zone.secs_of_day(start),
                 wake_local_s: zone.secs_of_day(end),
                 nap: n.is_nap(zone).unwrap_or(false),
+                rest_hr: None,
+                hrv_rmssd: None,
             })
         })
         .collect()

@@ -423,3 +423,70 @@ fn every_resource_reads_as_json() {
     assert!(bad[0]["error"]["code"].is_i64(), "{}", bad[0]);
     w.assert_no_secrets();
 }
+
+/// Last night's main sleep in the brief fixtures (2026-03-09 23:30 to 2026-03-10 06:45 at +02:00).
+const NIGHT: (i64, i64) = (1_773_091_800, 1_773_117_900);
+
+/// The watch through last night: heart rate every 10 minutes, 60 bpm but for a calm stretch of
+/// 48, 50, 52 and one lone glitch of 35; RMSSD every 100 minutes, 32 to 72 ms, with a -1 (no
+/// reading); and a sample before bedtime (30 bpm, 100 ms) that must not count.
+fn night_samples(_: &crate::fake::Recorded) -> Value {
+    let (start, end) = NIGHT;
+    let mut series = serde_json::Map::new();
+    series.insert((start - 1200).to_string(), json!({"heart_rate": 30, "rmssd": 100}));
+    for k in 0..=(end - start - 1) / 600 {
+        let hr = match k {
+            20 => 48,
+            21 => 50,
+            22 => 52,
+            30 => 35,
+            _ => 60,
+        };
+        let mut x = json!({"model": "ScanWatch", "model_id": 93, "heart_rate": hr});
+        if k % 10 == 0 {
+            x["rmssd"] = json!(32 + k);
+        }
+        if k == 5 {
+            x["rmssd"] = json!(-1);
+        }
+        series.insert((start + k * 600).to_string(), x);
+    }
+    json!({"status": 0, "body": {"series": series}})
+}
+
+#[test]
+fn the_daily_brief_reads_resting_heart_rate_and_hrv_from_last_nights_samples() {
+    let w = brief_world("bnight");
+    w.fake.on("/v2/measure", "getintradayactivity", night_samples);
+    let res = w.mcp_call("withings_daily_summary", json!({}));
+    assert_ne!(res["isError"], true, "{res}");
+    let heart = &res["structuredContent"]["heart"];
+    // Stretches of 30 minutes (three samples): the calmest is 48, 50, 52 → 50, not the lone 35
+    // (35 with two 60s is 51.67) and not the 30 before bedtime. RMSSD: 32, 42, 52, 62, 72 → 52.
+    assert_eq!(heart["sleep_resting_hr_bpm"], 50, "{heart}");
+    assert_eq!(heart["sleep_hrv_rmssd_ms"], 52, "{heart}");
+    let md = res["content"][0]["text"].as_str().unwrap();
+    assert!(md.contains("- Resting heart rate (calmest 30 minutes of sleep): 50 bpm\n"), "{md}");
+    assert!(md.contains("- HRV during sleep (mean RMSSD): 52 ms\n"), "{md}");
+    let asked: Vec<_> =
+        w.fake.requests().into_iter().filter(|r| r.action() == "getintradayactivity").collect();
+    assert_eq!(asked.len(), 1, "one request for the night: {asked:?}");
+    let (end, q) = (NIGHT.1, &asked[0]);
+    assert_eq!(q.get("startdate"), Some((end - 86_400).to_string().as_str()));
+    assert_eq!(q.get("enddate"), Some((end - 1).to_string().as_str()));
+    assert_eq!(q.get("data_fields"), Some("heart_rate,rmssd"));
+    assert_eq!(res["structuredContent"]["upstream_requests"], 5);
+
+    // Without the watch's samples (a failure, or a plan without them) the brief is as before.
+    let w = brief_world("bnight2");
+    w.fake.fail("/v2/measure", "getintradayactivity", Fault::Status(214), 1);
+    let res = w.mcp_call("withings_daily_summary", json!({}));
+    let sc = &res["structuredContent"];
+    assert_eq!(sc["status"], "ok", "{sc}");
+    assert_eq!(
+        (&sc["heart"]["sleep_resting_hr_bpm"], &sc["heart"]["sleep_hrv_rmssd_ms"]),
+        (&Value::Null, &Value::Null)
+    );
+    let md = res["content"][0]["text"].as_str().unwrap();
+    assert!(!md.contains("Resting heart rate") && !md.contains("HRV"), "{md}");
+}

@@ -258,6 +258,8 @@ fn heart(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value {
         "reason": inputs.heart.failure(),
         "sleep_min_hr_bpm": int(main.and_then(|n| n.hr_min)),
         "sleep_avg_hr_bpm": int(main.and_then(|n| n.hr_average)),
+        "sleep_resting_hr_bpm": int(main.and_then(|n| n.rest_hr)),
+        "sleep_hrv_rmssd_ms": int(main.and_then(|n| n.hrv_rmssd)),
         "weighin_pulse_bpm": int(pulse),
         "latest_heart_rate_bpm": int(latest_hr.and_then(|h| h.heart_rate)),
         "blood_pressure": bp.map(|b| json!({

@@ -235,14 +235,16 @@ fn daily_heart(v: &Value) -> String {
     out.push_str("\n## Heart\n");
     let h = &v["heart"];
     let mut any = false;
-    for (ptr, what) in [
-        ("/sleep_min_hr_bpm", "Lowest heart rate during sleep"),
-        ("/sleep_avg_hr_bpm", "Average heart rate during sleep"),
-        ("/weighin_pulse_bpm", "Pulse at the weigh-in"),
-        ("/latest_heart_rate_bpm", "Latest heart-rate reading"),
+    for (ptr, what, unit) in [
+        ("/sleep_min_hr_bpm", "Lowest heart rate during sleep", "bpm"),
+        ("/sleep_avg_hr_bpm", "Average heart rate during sleep", "bpm"),
+        ("/sleep_resting_hr_bpm", "Resting heart rate (calmest 30 minutes of sleep)", "bpm"),
+        ("/sleep_hrv_rmssd_ms", "HRV during sleep (mean RMSSD)", "ms"),
+        ("/weighin_pulse_bpm", "Pulse at the weigh-in", "bpm"),
+        ("/latest_heart_rate_bpm", "Latest heart-rate reading", "bpm"),
     ] {
         if let Some(x) = md::f(h, ptr) {
-            out.push_str(&format!("- {what}: {} bpm\n", md::n(x, 0)));
+            out.push_str(&format!("- {what}: {} {unit}\n", md::n(x, 0)));
             any = true;
         }
     }

@@ -64,6 +64,8 @@ fn night(day: i64, hours: f64, nap: bool) -> Night {
         bedtime_local_s: start.rem_euclid(DAY),
         wake_local_s: end.rem_euclid(DAY),
         nap,
+        rest_hr: None,
+        hrv_rmssd: None,
     }
 }
 
