@@ -568,8 +568,8 @@ export only once every file is complete: a run that fails leaves the old ones as
 Requests are paced under Withings' limit (100 a minute); progress goes to stderr, and one JSON
 summary (each file's path and record count) to stdout.
   --out DIR          default ./withings-export (./withings-export-NAME for --account NAME)
-  --after, --before  YYYY-MM-DD or ISO 8601 (default: from each domain's first record, intraday's
-                     last 30 days, to now)
+  --after, --before  YYYY-MM-DD or ISO 8601 (default: from each domain's first record to now;
+                     intraday from the first day of activity, a request a day)
   --format F         csv (a header row, ISO 8601 local times, SI units in column names) or
                      jsonl (the records the list tools return, one a line); default csv
   --only a,b         only these domains

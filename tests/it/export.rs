@@ -257,9 +257,9 @@ fn every_domain_lands_whole_private_and_windowed_from_its_first_record() {
     assert_eq!(r.code, 0, "{}", r.all());
     let mut want = expected_counts();
     want.insert("intraday", intraday_served(&w));
-    // Without --after, the 30 days up to --before (now), the fake's samples reaching further
-    // back: 29 days of 4 samples, and none yet on the 30th, today.
-    assert_eq!(want["intraday"], 29 * 4);
+    // Without --after, intraday too reads from the first day of activity (day 0), so every
+    // sample the fake holds lands: its last 40 days of 4 samples, none yet today.
+    assert_eq!(want["intraday"], INTRADAY_DAYS as usize * 4);
     let listed: Vec<&str> =
         summary["files"].as_array().unwrap().iter().map(|f| f["domain"].as_str().unwrap()).collect();
     assert_eq!(listed, ALL);
@@ -273,6 +273,16 @@ fn every_domain_lands_whole_private_and_windowed_from_its_first_record() {
         let lines = csv_rows(&path).len();
         assert_eq!(lines, want[domain], "{domain}");
     }
+    // Intraday starts where activity does (no earlier than a month before day 0, the bisection's
+    // precision), one request a day from there: every day of the tracker's history, no more.
+    let after = |d: &str| {
+        summary["files"].as_array().unwrap().iter().find(|f| f["domain"] == d).unwrap()["after"].clone()
+    };
+    assert_eq!(after("intraday"), after("activity"));
+    let start = after("intraday").as_str().unwrap().to_string();
+    assert!(start.as_str() <= ymd(0).as_str() && start.as_str() >= ymd(-31).as_str(), "{start}");
+    let windows = w.data_requests().iter().filter(|q| q.action() == "getintradayactivity").count() as i64;
+    assert!((DAYS + 1..=DAYS + 32).contains(&windows), "{windows} intraday requests");
     assert_eq!(mode(&dir), 0o700);
     assert_eq!(summary["format"], "csv");
     assert_eq!(summary["range"]["before"], ymd(DAYS));
@@ -508,7 +518,8 @@ fn the_demo_exports_without_credentials_and_every_quantity_names_its_unit() {
         .env("HOME", &home.dir)
         .env("WITHINGS_TZ", "Europe/Paris")
         .env("WITHINGS_MCP_NOW", NOW.to_string());
-    c.args(["--demo", "export", "--out"]).arg(&dir);
+    // Two months: every domain and column, without a year of minute-by-minute intraday samples.
+    c.args(["--demo", "export", "--after", &ymd(DAYS - 60), "--out"]).arg(&dir);
     let r = run(c);
     assert_eq!(r.code, 0, "{}", r.all());
     let summary: Value = serde_json::from_str(r.stdout.trim()).unwrap();

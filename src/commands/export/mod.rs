@@ -18,8 +18,10 @@
 //! bisection over 1980 to `--before`: each probe is one request that asks whether any record lies
 //! in a range and reads only its first page (a dozen requests at most per domain, not one per
 //! window of an empty past). Sleep detail starts the evening before the first sleep summary.
-//! Intraday samples (24 hours a request, no paging, so no cheap probe) cover the last
-//! `INTRADAY_DAYS` days without `--after`.
+//! Intraday samples (24 hours a request, no paging: no cheap probe of their own) start at the
+//! first day of activity, since the trackers that record them also record each day's activity.
+//! That is every day of a tracker's history, a request each (a year: under four minutes at the
+//! pace), which the progress line counts.
 
 mod progress;
 
@@ -62,8 +64,8 @@ struct Domain {
     name: &'static str,
     /// The list tool it reads as; `None`: intraday samples (`tools::intraday`).
     source: Option<Source>,
-    /// Where its first record is looked for (sleep detail takes 7 days a request: too dear to
-    /// probe, so its summaries stand in).
+    /// Where its first record is looked for (sleep detail takes 7 days a request and intraday a
+    /// day, too dear to probe: sleep summaries and activity days stand in).
     first_in: Source,
     /// Days before that first record's day to start at (a night begins the evening before).
     lead_days: i64,
@@ -82,13 +84,8 @@ const DOMAINS: &[Domain] = &[
         lead_days: 0,
     },
     Domain { name: "sleep", source: Some(Source::SleepDetail), first_in: Source::SleepSummary, lead_days: 1 },
-    // `first_in` unused: intraday has no cheap first record (see `INTRADAY_DAYS`).
     Domain { name: "intraday", source: None, first_in: Source::Activity, lead_days: 0 },
 ];
-
-/// Days of intraday samples read without `--after`: Withings answers 24 hours a request and does
-/// not page, so a first record cannot be found cheaply and every day of history costs a request.
-const INTRADAY_DAYS: i64 = 30;
 
 /// What the run prints on stdout.
 #[derive(Serialize)]
@@ -252,10 +249,9 @@ impl Job<'_> {
         range: &Range,
         from_first: bool,
     ) -> Result<(Staged, usize, Option<Range>)> {
-        let fetch = match (from_first, d.source) {
-            (false, _) => Some(*range),
-            (true, Some(_)) => self.since_first(d, range)?,
-            (true, None) => Some(self.last_days(range, INTRADAY_DAYS)),
+        let fetch = match from_first {
+            false => Some(*range),
+            true => self.since_first(d, range)?,
         };
         let mut lines = dir.stage(name)?;
         let mut columns = Columns::new();
@@ -305,12 +301,6 @@ impl Job<'_> {
             csv.write_all(columns.row(&rec, &self.zones).as_bytes()).map_err(io(csv.path()))?;
         }
         Ok(csv)
-    }
-
-    /// The last `days` days of `range` (all of it when shorter).
-    fn last_days(&self, range: &Range, days: i64) -> Range {
-        let day = range.end_date.add_days(1 - days).max(range.start_date);
-        Range { start: self.s.zone.local_midnight(day).max(range.start), start_date: day, ..*range }
     }
 
     /// The range to read `d` over: from the day of its first record (less its lead) to the end
