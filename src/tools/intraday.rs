@@ -97,17 +97,8 @@ fn params(start: Instant, end: Instant, fields: FieldSet) -> Vec<(&'static str, 
     ]
 }
 
-/// One window's samples with a value in `fields`, newest first.
-pub fn fetch_window(
-    client: &mut Client,
-    start: Instant,
-    end: Instant,
-    fields: FieldSet,
-) -> Result<Vec<Sample>> {
-    fetch(client, start, end, fields, None)
-}
-
-/// [`fetch_window`]; in raw privacy mode each sample's object as sent also goes into `raw`, by time.
+/// One window's samples with a value in `fields`, newest first; in raw privacy mode each sample's
+/// object as sent also goes into `raw`, by time.
 fn fetch(
     client: &mut Client,
     start: Instant,
@@ -127,29 +118,46 @@ fn fetch(
     Ok(intraday::in_window(kept, start, end))
 }
 
-/// Reads `range` window by window, oldest first, handing each window's samples (oldest first) to
-/// `each` as soon as they are decoded: the streaming source for export.
+/// Reads `range` window by window, oldest first, handing each window's records (oldest first)
+/// to `each` as soon as they are decoded: the streaming source for export. The records are the
+/// list tool's, in `privacy` mode (raw: each sample as sent).
 pub fn each_window(
     client: &mut Client,
     range: &Range,
-    fields: FieldSet,
-    each: &mut dyn FnMut(Vec<Sample>) -> Result<()>,
+    zone: &Zone,
+    privacy: PrivacyMode,
+    each: &mut dyn FnMut(Value) -> Result<()>,
 ) -> Result<()> {
     let windows = time::split_range(range, DAY_SECS);
     client.expect(windows.len());
+    let raw_mode = privacy == PrivacyMode::Raw;
+    let mut raw = Vec::new();
     for (start, end) in windows {
-        let mut samples = fetch_window(client, start, end, fields)?;
-        samples.reverse();
-        each(samples)?;
+        raw.clear();
+        let samples = fetch(client, start, end, FieldSet::ALL, raw_mode.then_some(&mut raw))?;
+        for sample in samples.into_iter().rev() {
+            let rec = match raw_mode {
+                true => as_sent(sample.t.0, &mut raw),
+                false => serde_json::to_value(SampleOut::new(sample, zone, privacy != PrivacyMode::Summary))
+                    .map_err(|e| Error::json("an intraday sample", e))?,
+            };
+            each(rec)?;
+        }
     }
     Ok(())
 }
 
-/// One sample as the list tool's record (decoded; the device in structured and raw mode), for
-/// export.
-pub fn record(sample: Sample, zone: &Zone, privacy: PrivacyMode) -> Result<Value> {
-    let out = SampleOut::new(sample, zone, privacy != PrivacyMode::Summary);
-    serde_json::to_value(out).map_err(|e| Error::json("an intraday sample", e))
+/// The raw-mode record of the sample at `t`: its time as `time`, then its object as sent (taken
+/// out of `raw`), secrets removed.
+fn as_sent(t: i64, raw: &mut [(i64, Value)]) -> Value {
+    let mut m = Map::new();
+    m.insert("time".into(), t.into());
+    if let Some(Value::Object(fields)) = raw.iter_mut().find(|(at, _)| *at == t).map(|(_, v)| v.take()) {
+        m.extend(fields);
+    }
+    let mut v = Value::Object(m);
+    privacy::strip_secrets(&mut v);
+    v
 }
 
 fn list_intraday(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
@@ -174,17 +182,7 @@ fn list_intraday(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let markdown = markdown(&out, s.units);
     let mut structured = out.to_value()?;
     if raw_mode {
-        let sent = out.records.iter().map(|r| {
-            let mut m = Map::new();
-            m.insert("time".into(), r.sample.t.0.into());
-            let sent = raw.iter_mut().find(|(t, _)| *t == r.sample.t.0).map(|(_, v)| v.take());
-            if let Some(Value::Object(fields)) = sent {
-                m.extend(fields);
-            }
-            let mut v = Value::Object(m);
-            privacy::strip_secrets(&mut v);
-            v
-        });
+        let sent = out.records.iter().map(|r| as_sent(r.sample.t.0, &mut raw));
         structured["records"] = Value::Array(sent.collect());
     }
     Ok(Output { structured, markdown, extra: Vec::new() })

@@ -427,6 +427,36 @@ fn csv_reads_back_into_the_values_the_list_tools_return_and_jsonl_is_those_recor
 }
 
 #[test]
+fn in_raw_mode_the_json_lines_are_the_records_as_the_list_tools_send_them() {
+    let mut w = world("export-raw");
+    w.set("WITHINGS_PRIVACY_MODE", "raw");
+    let dir = w.home.dir.join("raw");
+    let (r, summary) = export(&w, &dir, &["--format", "jsonl", "--after", "2026-03-01"]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(summary["privacy_mode"], "raw");
+    for domain in ALL {
+        let tool = match domain {
+            "measures" => "withings_list_body_measures".to_string(),
+            "sleep" => "withings_list_sleep".to_string(),
+            d => format!("withings_list_{d}"),
+        };
+        let before = if domain == "sleep" { "2026-03-06" } else { "2026-03-10" };
+        let (run, list) = w.call(
+            &tool,
+            json!({"after": "2026-03-02", "before": before, "limit": 1000, "response_format": "json"}),
+        );
+        assert_eq!((run.code, &list["has_more"]), (0, &json!(false)), "{tool}: {}", run.all());
+        let records = list["records"].as_array().unwrap();
+        assert!(!records.is_empty(), "{tool}");
+        let text = std::fs::read_to_string(dir.join(format!("{domain}.jsonl"))).unwrap();
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        for rec in records {
+            assert!(lines.contains(rec), "{domain}: {rec} is not a JSON line as the list tool sends it");
+        }
+    }
+}
+
+#[test]
 fn a_second_run_replaces_the_set_and_a_failure_midway_leaves_it_byte_identical() {
     let w = world("export-again");
     let dir = w.home.dir.join("out");

@@ -35,7 +35,6 @@ use serde_json::Value;
 
 use crate::cli::{ExportFormat, ExportOpts};
 use crate::commands::export::progress::Progress;
-use crate::domain::intraday::FieldSet;
 use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
 use crate::domain::table::Columns;
@@ -272,9 +271,7 @@ impl Job<'_> {
                 Some(source) => {
                     data::stream(self.ctx, &mut self.client, source, r, self.s, &mut self.zones, &mut put)?
                 }
-                None => intraday::each_window(&mut self.client, r, FieldSet::ALL, &mut |samples| {
-                    samples.into_iter().try_for_each(|x| put(intraday::record(x, zone, privacy)?))
-                })?,
+                None => intraday::each_window(&mut self.client, r, zone, privacy, &mut put)?,
             }
         }
         let file = match self.format {
