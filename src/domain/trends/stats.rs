@@ -41,7 +41,7 @@ pub fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
             if dx > 0.0 {
                 let s = (b.1 - a.1) / dx * 7.0;
                 if s.is_finite() {
-                    slopes.push(s);
+                    slopes.push(key(s));
                 }
             }
         }
@@ -85,29 +85,42 @@ pub fn median_mad(values: &[f64]) -> Option<(f64, f64)> {
 }
 
 /// [`median_mad`] with a scratch buffer the caller reuses (it runs once per reading).
-pub(super) fn median_mad_in(values: &[f64], buf: &mut Vec<f64>) -> Option<(f64, f64)> {
+pub(super) fn median_mad_in(values: &[f64], buf: &mut Vec<i64>) -> Option<(f64, f64)> {
     let m = median_into(values.iter().copied(), buf)?;
     let mad = median_into(values.iter().filter(|x| x.is_finite()).map(|x| (x - m).abs()), buf)?;
     Some((m, mad))
 }
 
 /// The median of the finite values, using `buf` as scratch.
-fn median_into(values: impl Iterator<Item = f64>, buf: &mut Vec<f64>) -> Option<f64> {
+fn median_into(values: impl Iterator<Item = f64>, buf: &mut Vec<i64>) -> Option<f64> {
     buf.clear();
-    buf.extend(values.filter(|x| x.is_finite()));
+    buf.extend(values.filter(|x| x.is_finite()).map(key));
     let n = buf.len();
     if n == 0 {
         return None;
     }
     // Selection instead of a full sort: the k-th value under a total order is unique, so the
     // result is the same as sorting, in linear time.
-    let (left, upper, _) = buf.select_nth_unstable_by(n / 2, f64::total_cmp);
-    let upper = *upper;
+    let (left, upper, _) = buf.select_nth_unstable(n / 2);
+    let upper = unkey(*upper);
     if n % 2 == 1 {
         return Some(upper);
     }
-    let lower = left.iter().copied().max_by(f64::total_cmp)?;
+    let lower = unkey(*left.iter().max()?);
     Some(lower / 2.0 + upper / 2.0)
+}
+
+/// `x` as an integer ordered as [`f64::total_cmp`] orders floats (the same bit trick). The
+/// medians select on these keys: comparing two integers is inlined where `total_cmp` was a
+/// call per comparison, and the trends compared ~60 million times for ten years of weigh-ins.
+fn key(x: f64) -> i64 {
+    let b = x.to_bits() as i64;
+    b ^ (((b >> 63) as u64) >> 1) as i64
+}
+
+/// The float of a [`key`] (the transform is its own inverse).
+fn unkey(k: i64) -> f64 {
+    f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64)
 }
 
 /// Two-sided 95% normal quantile.
@@ -129,11 +142,11 @@ pub(super) fn days_between(a: i64, b: i64) -> f64 {
     (i128::from(b) - i128::from(a)) as f64 / SECS_PER_DAY as f64
 }
 
-/// Order statistics of values under `f64::total_cmp`, found by selection. Every value found is
-/// in its sorted place and splits the rest, so each later search only covers the stretch
-/// between two found places.
+/// Order statistics of values under `f64::total_cmp` (as [`key`]s), found by selection. Every
+/// value found is in its sorted place and splits the rest, so each later search only covers the
+/// stretch between two found places.
 struct Ranks<'a> {
-    v: &'a mut [f64],
+    v: &'a mut [i64],
     /// Indices already in their sorted place, ascending.
     fixed: Vec<usize>,
 }
@@ -146,13 +159,13 @@ impl Ranks<'_> {
         }
         let at = self.fixed.partition_point(|f| *f < k);
         if self.fixed.get(at) == Some(&k) {
-            return self.v.get(k).copied();
+            return self.v.get(k).copied().map(unkey);
         }
         let lo = at.checked_sub(1).and_then(|i| self.fixed.get(i)).map_or(0, |f| f + 1);
         let hi = self.fixed.get(at).copied().unwrap_or(self.v.len());
         let part = self.v.get_mut(lo..hi)?;
-        let (_, x, _) = part.select_nth_unstable_by(k.checked_sub(lo)?, f64::total_cmp);
-        let x = *x;
+        let (_, x, _) = part.select_nth_unstable(k.checked_sub(lo)?);
+        let x = unkey(*x);
         self.fixed.insert(at, k);
         Some(x)
     }
@@ -233,12 +246,25 @@ mod tests {
         let mut sorted = values.clone();
         sorted.sort_by(f64::total_cmp);
         for ks in [vec![500, 10, 11, 990, 991, 1000], vec![0, 1000, 3, 2, 500], vec![1000, 999]] {
-            let mut v = values.clone();
+            let mut v: Vec<i64> = values.iter().copied().map(key).collect();
             let mut r = Ranks { v: &mut v, fixed: Vec::new() };
             for k in ks {
                 assert_eq!(r.kth(k), Some(sorted[k]), "rank {k}");
             }
             assert_eq!(r.kth(1001), None);
+        }
+    }
+
+    /// Keys order floats exactly as `total_cmp` does, and give each float back to the bit.
+    #[test]
+    fn keys_order_as_total_cmp() {
+        let xs =
+            [f64::NEG_INFINITY, -1e300, -2.5, -f64::MIN_POSITIVE, -0.0, 0.0, 5e-324, 1.0, 72.45, f64::MAX];
+        for (i, a) in xs.iter().enumerate() {
+            assert_eq!(unkey(key(*a)).to_bits(), a.to_bits());
+            for b in &xs[i..] {
+                assert_eq!(key(*a).cmp(&key(*b)), a.total_cmp(b), "{a} {b}");
+            }
         }
     }
 }
