@@ -97,6 +97,17 @@ fn params(start: Instant, end: Instant, fields: FieldSet) -> Vec<(&'static str, 
     ]
 }
 
+/// One window's samples with a value in `fields`, newest first: the daily brief's and the
+/// `hrv`/`spo2` trends' read of one night.
+pub fn fetch_window(
+    client: &mut Client,
+    start: Instant,
+    end: Instant,
+    fields: FieldSet,
+) -> Result<Vec<Sample>> {
+    fetch(client, start, end, fields, None)
+}
+
 /// One window's samples with a value in `fields`, newest first; in raw privacy mode each sample's
 /// object as sent also goes into `raw`, by time.
 fn fetch(
