@@ -550,11 +550,12 @@ Usage: withings-mcp chart METRIC [--format svg|png] [--out FILE|-] [--after D] [
                              [--units U] [--demo]
 
 Draws METRIC (weight, fat_ratio, fat_mass, muscle_mass, resting_hr, systolic, diastolic,
-sleep_duration, sleep_score, steps): readings as points, the trend line and its noise band.
+sleep_duration, sleep_score, steps, hrv, spo2): readings as points, the trend line and its
+noise band.
   --format svg|png   default: from FILE's extension (.png), else svg
   --out FILE|-       a file (written 0600, atomically; never through a symbolic link), or
                      stdout for `-` (the default)
-  --after, --before  YYYY-MM-DD or ISO 8601 (default: the last 90 days)
+  --after, --before  YYYY-MM-DD or ISO 8601 (default: the last 90 days; 30 for hrv, spo2)
   --units U          metric, imperial or uk
 ";
 

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::domain::activity::ActivityDay;
 use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
+use crate::domain::intraday;
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::sleep::{SleepField, SleepNight};
@@ -17,6 +18,7 @@ use crate::domain::trends::{self, Bounds, Reading, Trend, Window};
 use crate::domain::units::{self, Units};
 use crate::text;
 use crate::tools::data::{self, Source};
+use crate::tools::intraday as tools_intraday;
 use crate::tools::trend_output::{
     RecompositionOut, RegularityOut, RejectedOut, SeriesPoint, SlopeOut, SriOut, TimingOut, TrendOut,
 };
@@ -45,13 +47,16 @@ enum Read {
     SleepMinHr,
     /// Steps of a civil day.
     Steps,
+    /// The mean of one intraday field (`rmssd`, `spo2_auto`) over the samples taken during a
+    /// night's main sleep: one request a night (the 24 hours before the wake-up).
+    Asleep(&'static str),
 }
 
 impl Read {
     fn source(self) -> Source {
         match self {
             Read::Measure(_) => Source::Measures,
-            Read::SleepHours | Read::SleepScore | Read::SleepMinHr => Source::SleepSummary,
+            Read::SleepHours | Read::SleepScore | Read::SleepMinHr | Read::Asleep(_) => Source::SleepSummary,
             Read::Steps => Source::Activity,
         }
     }
@@ -86,7 +91,31 @@ const METRICS: &[Metric] = &[
     metric("sleep_duration", "Sleep duration", "h", Read::SleepHours, 0.1, 0.25, 0.5, 16.0, 2),
     metric("sleep_score", "Sleep score", "", Read::SleepScore, 0.5, 2.0, 1.0, 100.0, 0),
     metric("steps", "Steps", "steps", Read::Steps, 200.0, 500.0, 0.0, 100_000.0, 0),
+    // Night-to-night RMSSD varies by about a tenth: 3 ms of spread, 1 ms a week worth a word.
+    metric("hrv", "HRV during sleep", "ms", Read::Asleep("rmssd"), 1.0, 3.0, 5.0, 300.0, 0),
+    metric("spo2", "SpO2 during sleep", "%", Read::Asleep("spo2_auto"), 0.2, 0.5, 70.0, 100.0, 1),
 ];
+
+/// Days covered when `after` is not given, for a metric read night by night from the watch's
+/// samples: 30 nights and the summaries are 31 requests, well inside a call's budget.
+const ASLEEP_DEFAULT_DAYS: i64 = 30;
+
+/// What a rising or falling verdict means for the person, where the direction matters: for HRV a
+/// rise is good news; for SpO2 only a drop is.
+fn meaning(read: Read, verdict: trends::Verdict) -> Option<&'static str> {
+    match (read, verdict) {
+        (Read::Asleep("rmssd"), trends::Verdict::Rising) => {
+            Some("a rising HRV usually means better recovery")
+        }
+        (Read::Asleep("rmssd"), trends::Verdict::Falling) => {
+            Some("a falling HRV can come with strain, illness, alcohol or short sleep")
+        }
+        (Read::Asleep("spo2_auto"), trends::Verdict::Falling) => Some(
+            "a falling SpO2 during sleep is the direction that matters; if it stays down, talk to a clinician",
+        ),
+        _ => None,
+    }
+}
 
 #[allow(clippy::too_many_arguments)]
 const fn metric(
@@ -135,6 +164,8 @@ pub fn tools() -> Vec<Tool> {
                 by local linear smoothing after robust outlier rejection, so it does not lag a steady change), a Theil–Sen slope per week with a 95% interval, and a verdict \
                 (rising, falling, stable, not_enough_data) that only calls a change outside the noise. Also \
                 body recomposition (fat vs lean mass) for body metrics and sleep regularity for sleep metrics. \
+                hrv is each night's mean RMSSD (ms) and spo2 its mean automatic SpO2 (%), over the watch's samples \
+                during the main sleep: one request a night, so 30 days by default. \
                 States its method, window, zone and the readings used and rejected.",
             input_schema: input_schema(props(), &["metric"]),
             output_schema: trends_schema(),
@@ -160,7 +191,7 @@ pub fn tools() -> Vec<Tool> {
 
 const INPUT_PROPERTIES: &str = r#"{
     "metric": {"type": "string", "enum": [], "description": "what to analyse"},
-    "after": {"type": "string", "description": "start, YYYY-MM-DD or ISO 8601 with offset (default: 90 days ago)"},
+    "after": {"type": "string", "description": "start, YYYY-MM-DD or ISO 8601 with offset (default: 90 days ago; 30 for hrv and spo2, read one night a request)"},
     "before": {"type": "string", "description": "end, YYYY-MM-DD or ISO 8601 with offset (default: now)"},
     "units": {"type": "string", "enum": [], "description": "metric, imperial or uk; default WITHINGS_UNITS"}}"#;
 
@@ -225,7 +256,11 @@ fn find_metric(args: &Map<String, Value>) -> Result<&'static Metric> {
 fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let metric = find_metric(args)?;
     let s = data::settings(ctx, args)?;
-    let range = data::date_range(args, &s.zone, ctx.now, DEFAULT_DAYS)?;
+    let default_days = match metric.read {
+        Read::Asleep(_) => ASLEEP_DEFAULT_DAYS,
+        _ => DEFAULT_DAYS,
+    };
+    let range = data::date_range(args, &s.zone, ctx.now, default_days)?;
     let mut client = ctx.client(&s.cfg, &s.zone)?;
     // Measure groups are decoded once: the metric and the recomposition both read them. A
     // guest's weigh-in is someone else's body, and a goal (category 2) is not a reading.
@@ -244,6 +279,7 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     let readings = match metric.read {
         Read::Measure(code) => measure_readings(&groups, code),
         Read::SleepHours | Read::SleepScore | Read::SleepMinHr => night_readings(metric.read, &nights),
+        Read::Asleep(field) => asleep_readings(&mut client, &nights, field, &range)?,
         read => readings(read, &days, &s.zone),
     };
     let window = Window { start: range.start.0, end: range.end.0 - 1 };
@@ -255,7 +291,10 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     }
     // As `display_value` rounds the structured answer's numbers.
     params.display_decimals = metric.decimals as usize + 1;
-    let trend = trends::analyze(&readings, window, &params);
+    let mut trend = trends::analyze(&readings, window, &params);
+    if let Some(m) = meaning(metric.read, trend.verdict) {
+        trend.reason = format!("{}: {m}", trend.reason);
+    }
     let recomposition = metric.composition.then(|| recomposition(&groups, window, s.units));
     let regularity = match metric.read {
         Read::SleepHours | Read::SleepScore => Some(sleep_regularity(&mut client, &nights, &range, &s.zone)?),
@@ -311,6 +350,40 @@ fn night_readings(read: Read, nights: &[SleepNight]) -> Vec<Reading> {
             Some(Reading { t, value })
         })
         .collect()
+}
+
+/// One reading a night: the mean of `field` over the watch's samples during the main sleep,
+/// dated at the wake-up. Nights without samples (no watch worn) give none. More nights than the
+/// call's requests could read fail the call, as a trend of part of the range would not be true.
+fn asleep_readings(
+    client: &mut Client,
+    nights: &[SleepNight],
+    field: &str,
+    range: &Range,
+) -> Result<Vec<Reading>> {
+    let (Some(i), Ok(fields)) = (intraday::field_index(field), intraday::FieldSet::of(&[field])) else {
+        return Ok(Vec::new());
+    };
+    // Only the nights the trend keeps (it dates a night by its wake-up).
+    let spans: Vec<(i64, i64)> = nights
+        .iter()
+        .filter_map(|n| Some((n.start?.0, n.end?.0)))
+        .filter(|(_, end)| (range.start.0..range.end.0).contains(end))
+        .collect();
+    if spans.len() > client.requests_left() {
+        let endpoint = "/v2/measure getintradayactivity".to_string();
+        return Err(Error::Budget { endpoint, limit: crate::withings::budget::MAX_REQUESTS });
+    }
+    client.expect(spans.len());
+    let mut out = Vec::with_capacity(spans.len());
+    for (start, end) in spans {
+        let samples =
+            tools_intraday::fetch_window(client, Instant(end - time::DAY_SECS), Instant(end), fields)?;
+        if let Some(st) = intraday::stats_between(&samples, i, start, end) {
+            out.push(Reading { t: end, value: st.mean });
+        }
+    }
+    Ok(out)
 }
 
 /// The readings of an activity metric in SI.

@@ -20,6 +20,7 @@ mod fake;
 mod faults;
 mod http;
 mod load;
+mod nightly;
 mod pictures;
 mod regressions;
 mod setup;
