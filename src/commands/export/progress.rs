@@ -111,8 +111,10 @@ impl Progress {
     }
 }
 
+/// The counts a person reads, grouped as everywhere else ("12,345 records").
 fn counts(s: &State) -> String {
-    format!("export: {}: {} records, {} requests", s.domain, s.records, s.requests)
+    let n = |x: usize| crate::domain::units::grouped(x as f64, 0);
+    format!("export: {}: {} records, {} requests", s.domain, n(s.records), n(s.requests))
 }
 
 impl Sink for Progress {
@@ -132,5 +134,21 @@ impl Sink for Progress {
             }
             Event::Log { .. } => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_grouped_like_every_other_count() {
+        let p = Progress::new(false);
+        p.begin("intraday");
+        {
+            let mut s = p.state.borrow_mut();
+            (s.records, s.requests) = (12_345, 1_002);
+        }
+        assert_eq!(counts(&p.state.borrow()), "export: intraday: 12,345 records, 1,002 requests");
     }
 }
