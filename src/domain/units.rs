@@ -74,16 +74,7 @@ pub fn distance(metres: f64, units: Units) -> Option<(f64, &'static str)> {
 pub fn format_quantity(value: f64, si_unit: &str, units: Units, decimals: u32) -> Option<String> {
     let (v, unit) = convert(value, si_unit, units)?;
     let text = match (si_unit, units) {
-        ("kg", Units::Uk) => {
-            let total = round_to(v, 1);
-            let stones = (total / 14.0).floor();
-            let pounds = round_to(total - stones * 14.0, 1);
-            // Under a stone (a bone mass, a change), pounds alone: not "0 st 6.4 lb".
-            match stones {
-                0.0 => format!("{} lb", fmt_num(pounds, 1)),
-                _ => format!("{} st {} lb", fmt_num(stones, 0), fmt_num(pounds, 1)),
-            }
-        }
+        ("kg", Units::Uk) => stones(v),
         ("m", Units::Imperial | Units::Uk) => {
             let inches_total = (value * FT_PER_M * 12.0).round();
             let feet = (inches_total / 12.0).floor();
@@ -93,6 +84,43 @@ pub fn format_quantity(value: f64, si_unit: &str, units: Units, decimals: u32) -
         _ => format!("{} {unit}", fmt_num(v, decimals)),
     };
     Some(text)
+}
+
+/// The unit a body mass reads in for `units`: "kg", "lb", or "st lb" (stones and pounds) in the
+/// UK. Numbers in JSON stay one number in `convert`'s unit; this names how the text shows them.
+pub fn mass_display_unit(units: Units) -> &'static str {
+    match units {
+        Units::Metric => "kg",
+        Units::Imperial => "lb",
+        Units::Uk => "st lb",
+    }
+}
+
+/// Pounds as a body mass is said in the UK: "11 st 5.7 lb", pounds alone under a stone ("6.4 lb",
+/// not "0 st 6.4 lb"); a negative mass (a change) keeps its sign in front ("-1 st 2 lb").
+pub fn stones(lb: f64) -> String {
+    let total = round_to(lb.abs(), 1);
+    let sign = if lb < 0.0 && total > 0.0 { "-" } else { "" };
+    let st = (total / 14.0).floor();
+    let pounds = round_to(total - st * 14.0, 1);
+    match st {
+        0.0 => format!("{sign}{} lb", fmt_num(pounds, 1)),
+        _ => format!("{sign}{} st {} lb", fmt_num(st, 0), fmt_num(pounds, 1)),
+    }
+}
+
+/// A signed mass change in kilograms shown in `units`: "+0.27 kg", "-0.59 lb", "-1 st 2 lb"
+/// (converted first, rounded last: never a conversion of rounded kilograms).
+pub fn mass_change(kg: f64, dp: u32, units: Units) -> Option<String> {
+    let (v, unit) = convert(kg, "kg", units)?;
+    let body = match units {
+        Units::Uk => stones(v),
+        _ => format!("{} {unit}", grouped(v, dp as usize)),
+    };
+    Some(match body.starts_with('-') || body.trim_start_matches(['0', '.']).starts_with(' ') {
+        true => body,
+        false => format!("+{body}"),
+    })
 }
 
 /// A number with thousands separators and exactly `dp` decimals ("9,210", "-1,234.5"): every
@@ -203,6 +231,25 @@ mod tests {
         ];
         for (v, si, u, d, want) in cases {
             assert_eq!(format_quantity(v, si, u, d).as_deref(), Some(want), "{v} {si} {u:?}");
+        }
+    }
+
+    #[test]
+    fn stones_and_signed_changes() {
+        for (lb, want) in
+            [(168.36, "12 st 0.4 lb"), (-6.86, "-6.9 lb"), (-16.0, "-1 st 2 lb"), (-0.04, "0 lb")]
+        {
+            assert_eq!(stones(lb), want);
+        }
+        // 0.2689 kg is 0.5928 lb: "+0.59", where rounded kilograms (0.27) would say "+0.60".
+        for (kg, u, dp, want) in [
+            (0.2689, Units::Imperial, 2, "+0.59 lb"),
+            (-0.2689, Units::Metric, 2, "-0.27 kg"),
+            (-7.3, Units::Uk, 2, "-1 st 2.1 lb"),
+            (0.001, Units::Uk, 2, "0 lb"),
+            (0.0, Units::Metric, 2, "0.00 kg"),
+        ] {
+            assert_eq!(mass_change(kg, dp, u).as_deref(), Some(want), "{kg} {u:?}");
         }
     }
 }

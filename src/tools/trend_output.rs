@@ -21,6 +21,9 @@ pub struct TrendOut {
     /// The display unit of every value below ("" for unitless metrics).
     pub unit: String,
     pub units: &'static str,
+    /// How the text shows the values: `unit`, except "st lb" (stones and pounds) for a body mass
+    /// in UK units, whose numbers stay pounds here.
+    pub display_unit: String,
     pub as_of: String,
     pub window: WindowOut,
     pub method: &'static str,
@@ -124,11 +127,22 @@ impl TrendOut {
             self.n_rejected,
             self.reason,
         );
+        // A mass in stones and pounds is said, not computed with: the slope stays in pounds.
+        let stones = self.display_unit == "st lb";
+        let quantity = |x: f64| match stones {
+            true => crate::domain::units::stones(x),
+            false => format!("{x} {unit}"),
+        };
         if let Some(latest) = self.latest {
-            md.push_str(&format!("- Latest trend value: {latest} {unit}\n"));
+            md.push_str(&format!("- Latest trend value: {}\n", quantity(latest)));
         }
         if let Some(c) = self.trend_change {
-            md.push_str(&format!("- Trend change over the window: {c:+} {unit}\n"));
+            let sign = if c > 0.0 { "+" } else { "" };
+            let shown = match stones {
+                true => format!("{sign}{}", crate::domain::units::stones(c)),
+                false => format!("{c:+} {unit}"),
+            };
+            md.push_str(&format!("- Trend change over the window: {shown}\n"));
         }
         if let Some(s) = &self.slope_per_week {
             let per = match unit {
@@ -143,15 +157,22 @@ impl TrendOut {
             ));
         }
         for r in &self.rejected {
-            md.push_str(&format!("- Rejected {}: {} {unit} ({})\n", r.time, json_num(r.value), r.reason));
+            let value = match (r.value, stones) {
+                (Some(x), true) => quantity(x),
+                _ => format!("{} {unit}", json_num(r.value)),
+            };
+            md.push_str(&format!("- Rejected {}: {value} ({})\n", r.time, r.reason));
         }
         if let Some(r) = &self.recomposition {
+            let mass = |x: Option<f64>| match (x, stones) {
+                (Some(x), true) => crate::domain::units::stones(x),
+                _ => format!("{} {}", json_num(x), r.unit),
+            };
             md.push_str(&format!(
-                "- Body recomposition: {} (fat mass {} {u}, lean mass {} {u})\n",
+                "- Body recomposition: {} (fat mass {}, lean mass {})\n",
                 r.class.replace('_', " "),
-                json_num(r.fat_mass_change),
-                json_num(r.lean_mass_change),
-                u = r.unit
+                mass(r.fat_mass_change),
+                mass(r.lean_mass_change),
             ));
         }
         if let Some(t) = self.sleep_regularity.as_ref().and_then(|r| r.timing.as_ref()) {

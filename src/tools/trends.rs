@@ -208,6 +208,7 @@ const CHART_PROPERTIES: &str = r#"{
 
 const TRENDS_PROPERTIES: &str = r#"{
     "metric": {"type": "string"}, "unit": {"type": "string"}, "units": {"type": "string"},
+    "display_unit": {"type": "string", "description": "how the text shows the values: unit, or st lb (stones and pounds; the numbers stay in unit)"},
     "as_of": {"type": "string"}, "window": {"type": "object", "required": ["after", "before", "zone"]},
     "method": {"type": "string"}, "description": {"type": "string"},
     "n_readings": {"type": "integer", "minimum": 0}, "n_used": {"type": "integer", "minimum": 0},
@@ -529,6 +530,10 @@ fn trend_out(ctx: &Ctx, a: &Analysis) -> TrendOut {
         metric: m.name,
         unit: display_unit(m.unit, u),
         units: u.name(),
+        display_unit: match m.unit {
+            "kg" => units::mass_display_unit(u).to_string(),
+            _ => display_unit(m.unit, u),
+        },
         as_of: time::format_local(Instant(ctx.now), &a.zone),
         window: data::range_out(&a.range, &a.zone),
         method: t.method,

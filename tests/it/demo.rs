@@ -464,6 +464,17 @@ fn units_change_labels_and_values() {
     // The markdown speaks the same unit.
     let md = call_md("withings_trends", &json!({"metric": "weight", "units": "imperial"}));
     assert!(md.contains(" lb") && !md.contains(" kg"), "{md}");
+    // In the UK a body weight reads in stones and pounds (the JSON stays pounds and says so).
+    let uk = get("weight", "uk");
+    assert_eq!((uk["unit"].as_str(), uk["display_unit"].as_str()), (Some("lb"), Some("st lb")), "{uk}");
+    assert_eq!(get("weight", "imperial")["display_unit"], "lb");
+    assert_eq!(get("systolic", "uk")["display_unit"], "mmHg");
+    let lb = num(&uk["latest"], "latest");
+    let st = (lb / 14.0).floor();
+    let md = call_md("withings_trends", &json!({"metric": "weight", "units": "uk"}));
+    let latest = format!("- Latest trend value: {st} st {:.1} lb\n", lb - st * 14.0);
+    assert!(md.contains(&latest.replace(".0 lb", " lb")), "{latest}\n{md}");
+    assert!(md.contains("- Trend change over the window: ") && !md.contains(" kg"), "{md}");
 }
 
 #[test]

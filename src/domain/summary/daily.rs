@@ -347,6 +347,9 @@ fn readiness(inputs: &Inputs, day: i64, today: i64, label: &dyn Fn(i64) -> Strin
             "usual_sleep_hours": num(usual_hours, 2),
             "usual_nights": prior.len(),
             "previous_day_steps": int(prev_steps),
+            // The usual bedtime, and the one an early night aims at (30 min before, on a quarter).
+            "usual_bedtime": usual_bedtime.map(clock),
+            "bedtime_target": usual_bedtime.map(|b| bedtime_target(b, 1800)),
         }),
         usual_bedtime,
     }
@@ -474,11 +477,13 @@ fn actions(
     out
 }
 
-/// The day as a person says it, seen from `today`: "today", "yesterday", "on 2026-03-09".
+/// The day as a person says it, seen from `today`: "today", "yesterday", "on Tuesday" within
+/// the week before, "on 2026-03-02" further back (a weekday alone would then be ambiguous).
 fn day_word(day: i64, today: i64, label: &dyn Fn(i64) -> String) -> String {
     match today - day {
         0 => "today".into(),
         1 => "yesterday".into(),
+        2..=6 => format!("on {}", weekday(day)),
         _ => format!("on {}", label(day)),
     }
 }
@@ -488,6 +493,11 @@ fn night_word(day: i64, today: i64, label: &dyn Fn(i64) -> String) -> String {
     match today - day {
         0 => "last night".into(),
         1 => "the night ending yesterday".into(),
+        2..=6 => format!("the night ending on {}", weekday(day)),
         _ => format!("the night ending on {}", label(day)),
     }
+}
+
+fn weekday(day: i64) -> &'static str {
+    crate::domain::time::CivilDate::from_days(day).weekday_name()
 }

@@ -74,12 +74,9 @@ fn mass(kg: f64, dp: u32, u: Units) -> String {
     units::format_quantity(kg, "kg", u, dp).unwrap_or_else(|| format!("{} kg", md::n(kg, dp as usize)))
 }
 
-/// A change of mass, signed, in pounds outside metric (stones make poor deltas).
+/// A change of mass, signed, in `u`: converted from the kilograms given, then rounded.
 fn mass_change(kg: f64, dp: usize, u: Units) -> String {
-    match units::convert(kg, "kg", u) {
-        Some((x, unit)) => format!("{} {unit}", md::signed(x, dp)),
-        None => format!("{} kg", md::signed(kg, dp)),
-    }
+    units::mass_change(kg, dp as u32, u).unwrap_or_else(|| format!("{} kg", md::signed(kg, dp)))
 }
 
 /// The change column of a scorecard row: in display units, the difference of the two values as

@@ -689,9 +689,13 @@ fn wording_follows_the_day_asked_for() {
     );
     let yesterday = text(D + 1);
     assert!(yesterday.contains("effort yesterday") && yesterday.contains("that evening"), "{yesterday}");
+    // Within the week before, the weekday; further back, the date.
     let earlier = text(D + 3);
-    assert!(earlier.contains(&format!("effort on {}", label(D))), "{earlier}");
-    for past in [&yesterday, &earlier] {
+    let weekday = crate::domain::time::CivilDate::from_days(D).weekday_name();
+    assert!(earlier.contains(&format!("effort on {weekday}")), "{earlier}");
+    let long_ago = text(D + 7);
+    assert!(long_ago.contains(&format!("effort on {}", label(D))), "{long_ago}");
+    for past in [&yesterday, &earlier, &long_ago] {
         for word in ["today", "tonight", "last night"] {
             assert!(!past.contains(word), "a past day says {word:?}:\n{past}");
         }

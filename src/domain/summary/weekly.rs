@@ -256,7 +256,8 @@ impl Agg {
             "first_weight": first.map(|w| json!({"date": label(w.0), "weight_kg": num(Some(w.2), 2)})),
             "latest_weight": last.map(|w| json!({"date": label(w.0), "weight_kg": num(Some(w.2), 2)})),
             "latest_weight_kg": num(self.latest_weight(), 2),
-            "weight_change_kg": num(change.map(|c| c.0), 2),
+            // To the gram, so that a change shown in pounds converts kilograms, not rounded ones.
+            "weight_change_kg": num(change.map(|c| c.0), 3),
             "weight_change_method": change.map(|c| c.1),
             "avg_fat_ratio_pct": num(mean(&self.fat_ratio), 1),
             "bp_readings": self.bp_readings,
@@ -444,8 +445,9 @@ fn bottlenecks(inputs: &Inputs, cur: &Agg, prev: Option<&Agg>) -> Vec<Value> {
     out
 }
 
-fn plan_item(area: &str, target: String, why: String) -> Value {
-    json!({"area": area, "target": target, "why": why})
+/// A plan item: its target and reason in words, and every number they print in `evidence`.
+fn plan_item(area: &str, target: String, why: String, evidence: Value) -> Value {
+    json!({"area": area, "target": target, "why": why, "evidence": evidence})
 }
 
 /// Round to the nearest 500 steps.
@@ -469,7 +471,8 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
             };
             // The percentage is computed from the two numbers the sentence prints.
             let shown = base.round();
-            let how = match (target - shown) / shown * 100.0 {
+            let change_pct = (target - shown) / shown * 100.0;
+            let how = match change_pct {
                 p if p.round() >= 1.0 => format!("about {} % above", md::n(p, 0)),
                 p if p.round() <= -1.0 => format!("about {} % below", md::n(-p, 0)),
                 _ => "holding".to_string(),
@@ -479,9 +482,12 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
                 format!("{} steps a day", md::n(target, 0)),
                 format!(
                     "{how} your median of {} steps over {}",
-                    md::n(base, 0),
+                    // The rounded median the percentage was computed from (8,320.5 is 8,321
+                    // here, where a formatter rounding half to even would print 8,320).
+                    md::n(shown, 0),
                     md::days(cur.steps.len() as f64)
                 ),
+                json!({"target_steps": int(Some(target)), "median_steps": int(Some(shown)), "days": cur.steps.len(), "change_pct": num(Some(change_pct), 1)}),
             ));
         }
         None if inputs.activity.failure().is_none() => out.push(plan_item(
@@ -491,6 +497,7 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
                 "steps were recorded on only {}, too few to set a target",
                 k_of_n(cur.steps.len(), cur.activity_span, "complete day")
             ),
+            json!({"days_with_steps": cur.steps.len(), "days": cur.activity_span}),
         )),
         None => {}
     }
@@ -527,12 +534,20 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
                     if bed_target.is_empty() { String::new() } else { format!("; {bed_target}") },
                     if avg < 7.0 { "; +30 min is a step toward 7 h" } else { "" }
                 ),
+                json!({
+                    "target_hours": num(Some(target), 2),
+                    "avg_sleep_hours": num(Some(avg), 2),
+                    "nights": cur.sleep_h.len(),
+                    "avg_bedtime": bed.map(clock),
+                    "bedtime_target": bed.map(|b| bedtime_target(b, if avg < 7.0 { 1800 } else { 0 })),
+                }),
             ));
             if let (Some(b), Some(sp)) = (bed, spread_min.filter(|s| *s > 45.0)) {
                 out.push(plan_item(
                     "sleep",
                     format!("Go to bed within 30 min of {} every night", bedtime_target(b, 0)),
                     format!("your bedtime varied by about {} min (standard deviation)", md::n(sp, 0)),
+                    json!({"bedtime_target": bedtime_target(b, 0), "bedtime_spread_min": int(Some(sp))}),
                 ));
             }
         }
@@ -543,6 +558,7 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
                 "sleep was recorded on only {}, too few to set a target",
                 k_of_n(cur.sleep_h.len(), cur.days, "night")
             ),
+            json!({"nights_with_sleep": cur.sleep_h.len(), "days": cur.days}),
         )),
         None => {}
     }
@@ -555,15 +571,22 @@ fn plan(inputs: &Inputs, cur: &Agg) -> Vec<Value> {
                 md::count(cur.weight_days as f64, "weigh-in day"),
                 md::days(cur.days as f64)
             ),
+            json!({"days_with_weight": cur.weight_days, "days": cur.days}),
         ));
     }
     if let (Some(s), Some(d)) = (mean(&cur.sys), mean(&cur.dia))
         && at_or_above_130_80(s, d)
     {
-        let why = format!("your {} reading(s) averaged {}/{} mmHg", cur.sys.len(), md::n(s, 0), md::n(d, 0));
+        let why = format!(
+            "your {} averaged {}/{} mmHg",
+            md::count(cur.sys.len() as f64, "reading"),
+            md::n(s, 0),
+            md::n(d, 0)
+        );
         out.push(plan_item("blood_pressure",
             "Measure blood pressure seated, morning and evening, on 3 days; share the log with a clinician if the average stays at or above 130/80 mmHg".into(),
-            why));
+            why,
+            json!({"readings": cur.sys.len(), "avg_systolic_mmhg": num(Some(s), 1), "avg_diastolic_mmhg": num(Some(d), 1)})));
     }
     out
 }
