@@ -68,9 +68,25 @@ pub enum SleepField {
     SnoringEpisodes,
     ApneaHypopneaIndex,
     BreathingDisturbancesIntensity,
+    WithingsIndex,
+    BreathingQualityAssessment,
+    BreathingSounds,
+    BreathingSoundsEpisodes,
+    ChestMovementRateWellnessAverage,
+    ChestMovementRateWellnessMin,
+    ChestMovementRateWellnessMax,
+    ChestMovementRateAverage,
+    ChestMovementRateMin,
+    ChestMovementRateMax,
+    CoreBodyTemperatureAvg,
+    CoreBodyTemperatureMin,
+    CoreBodyTemperatureMax,
 }
 
 /// Every `data` value a night is read for, in output order: (field, output name, upstream key).
+/// Units (withings-api.md §3.6): durations in seconds, rates per minute (`rr_*` and
+/// `chest_movement_rate_wellness_*` breaths, `chest_movement_rate_*` chest-movement events),
+/// `core_body_temperature_*` in °C, heart rates in bpm; indexes and scores have none.
 pub const SLEEP_FIELDS: &[(SleepField, &str, &str)] = &[
     (SleepField::TotalSleepTime, "total_sleep_time", "total_sleep_time"),
     (SleepField::TimeInBed, "time_in_bed", "total_timeinbed"),
@@ -101,6 +117,31 @@ pub const SLEEP_FIELDS: &[(SleepField, &str, &str)] = &[
         "breathing_disturbances_intensity",
         "breathing_disturbances_intensity",
     ),
+    (SleepField::WithingsIndex, "withings_index", "withings_index"),
+    (SleepField::BreathingQualityAssessment, "breathing_quality_assessment", "breathing_quality_assessment"),
+    (SleepField::BreathingSounds, "breathing_sounds", "breathing_sounds"),
+    (SleepField::BreathingSoundsEpisodes, "breathing_sounds_episodes", "breathing_sounds_episode_count"),
+    (
+        SleepField::ChestMovementRateWellnessAverage,
+        "chest_movement_rate_wellness_average",
+        "chest_movement_rate_wellness_average",
+    ),
+    (
+        SleepField::ChestMovementRateWellnessMin,
+        "chest_movement_rate_wellness_min",
+        "chest_movement_rate_wellness_min",
+    ),
+    (
+        SleepField::ChestMovementRateWellnessMax,
+        "chest_movement_rate_wellness_max",
+        "chest_movement_rate_wellness_max",
+    ),
+    (SleepField::ChestMovementRateAverage, "chest_movement_rate_average", "chest_movement_rate_average"),
+    (SleepField::ChestMovementRateMin, "chest_movement_rate_min", "chest_movement_rate_min"),
+    (SleepField::ChestMovementRateMax, "chest_movement_rate_max", "chest_movement_rate_max"),
+    (SleepField::CoreBodyTemperatureAvg, "core_body_temperature_avg", "core_body_temperature_avg"),
+    (SleepField::CoreBodyTemperatureMin, "core_body_temperature_min", "core_body_temperature_min"),
+    (SleepField::CoreBodyTemperatureMax, "core_body_temperature_max", "core_body_temperature_max"),
 ];
 
 /// The row of [`SLEEP_FIELDS`] Withings sends under `key`, if we read it.
@@ -151,6 +192,8 @@ pub struct SleepNight {
     pub modified: Option<Instant>,
     pub completed: Option<bool>,
     pub data: SleepData,
+    /// `core_body_temperature_status`: `usual`, `elevated` or `unknown`, as sent.
+    pub temperature_status: Option<String>,
 }
 
 impl SleepNight {

@@ -57,7 +57,10 @@ const SLEEP_SUMMARY_FIELDS: &str = "total_timeinbed,total_sleep_time,asleepdurat
 deepsleepduration,remsleepduration,sleep_efficiency,sleep_latency,wakeup_latency,wakeupduration,wakeupcount,waso,\
 nb_rem_episodes,out_of_bed_count,hr_average,hr_min,hr_max,rr_average,rr_min,rr_max,snoring,snoringepisodecount,\
 sleep_score,night_events,breathing_disturbances_intensity,apnea_hypopnea_index,mvt_score_avg,\
-mvt_active_duration,rmssd_start_avg,rmssd_end_avg";
+mvt_active_duration,rmssd_start_avg,rmssd_end_avg,withings_index,breathing_quality_assessment,breathing_sounds,\
+breathing_sounds_episode_count,chest_movement_rate_wellness_average,chest_movement_rate_wellness_min,\
+chest_movement_rate_wellness_max,chest_movement_rate_average,chest_movement_rate_min,chest_movement_rate_max,\
+core_body_temperature_min,core_body_temperature_max,core_body_temperature_avg,core_body_temperature_status";
 const SLEEP_DETAIL_FIELDS: &str =
     "hr,rr,snoring,sdnn_1,rmssd,hrv_quality,mvt_score,chest_movement_rate,breathing_sounds";
 
@@ -213,8 +216,9 @@ pub fn tools() -> Vec<Tool> {
             "withings_list_sleep_summary",
             "Sleep summaries",
             "Nightly sleep summaries from Withings sleep `getsummary`: time asleep, light/deep/REM, wake-ups, \
-             sleep score, heart and breathing rates, snoring. Each record's `date` is the local wake-up day; \
-             naps are flagged `nap: true`.",
+             sleep score, heart and breathing rates, snoring, apnea-hypopnea and Withings indexes, breathing \
+             sounds, chest movements, core body temperature. Durations in s, rates per minute, temperature \
+             in °C; absent when not measured. `date` is the local wake-up day; naps are flagged `nap: true`.",
             json!({}),
             list_sleep_summary,
         ),
@@ -998,6 +1002,15 @@ mod tests {
             measure_line(&rec, Units::Metric),
             "2026-03-01 08:00:00+01:00: muscle mass (left arm) 3.1 kg, afib result inconclusive us"
         );
+    }
+
+    #[test]
+    fn sleep_summaries_ask_for_every_field_they_read() {
+        let asked: Vec<&str> = SLEEP_SUMMARY_FIELDS.split(',').collect();
+        for (_, _, key) in crate::domain::sleep::SLEEP_FIELDS {
+            assert!(asked.contains(key), "{key} is read but never asked for");
+        }
+        assert!(asked.contains(&"core_body_temperature_status"));
     }
 
     #[test]

@@ -265,10 +265,10 @@ fn auth_status_on_a_data_call_refreshes_once_then_retries() {
     let home = TempHome::new("401");
     let (a, r) = fake.issue_pair();
     store(&home, &a, &r, now() + 10_000);
-    fake.on("/v2/sleep", "getsummary", |_| ok_body());
+    fake.on("/v2/measure", "getactivity", |_| ok_body());
     fake.expire_access_tokens();
     let mut c = client(&home, &fake, &[]);
-    c.call("/v2/sleep", "getsummary", &[]).unwrap();
+    c.call("/v2/measure", "getactivity", &[]).unwrap();
     assert_eq!(c.requests_sent(), 3);
     assert_eq!(fake.refreshes(), 1);
     // Bearer header, not a form field.
@@ -278,7 +278,7 @@ fn auth_status_on_a_data_call_refreshes_once_then_retries() {
     // A refused refresh token means re-auth, with advice.
     let home2 = TempHome::new("401b");
     store(&home2, "acc-unknown", "ref-unknown", now() + 10_000);
-    let err = client(&home2, &fake, &[]).call("/v2/sleep", "getsummary", &[]).unwrap_err();
+    let err = client(&home2, &fake, &[]).call("/v2/measure", "getactivity", &[]).unwrap_err();
     assert!(matches!(err, Error::NeedsAuth(_)), "{err}");
     assert!(err.to_string().contains("withings-mcp auth"), "{err}");
 }

@@ -461,3 +461,92 @@ fn each_new_tool_reads_the_account_it_is_given() {
         assert_eq!(v["account"], "default", "{tool}");
     }
 }
+
+/// Two nights: one with every breathing and temperature field, one whose apnea–hypopnea index
+/// and breathing disturbances are Withings' "not computed" (-1) and whose `waso` is impossible.
+fn nights_with_sentinels(_: &Recorded) -> Value {
+    let night = |id: i64, day: &str, start: i64, data: Value| {
+        json!({"id": id, "timezone": "Europe/Paris", "model": 32, "model_id": 63, "startdate": start,
+               "enddate": start + 8 * 3600, "date": day, "completed": true, "data": data})
+    };
+    let full = json!({"total_sleep_time": 25200, "sleep_score": 80, "apnea_hypopnea_index": 3.5,
+        "breathing_disturbances_intensity": 21, "withings_index": 6.5, "breathing_quality_assessment": 1,
+        "breathing_sounds": 1260, "breathing_sounds_episode_count": 4,
+        "chest_movement_rate_wellness_average": 14.5, "chest_movement_rate_wellness_min": 11,
+        "chest_movement_rate_wellness_max": 19, "chest_movement_rate_average": 15.5, "chest_movement_rate_min": 9,
+        "chest_movement_rate_max": 22, "core_body_temperature_avg": 36.6, "core_body_temperature_min": 36.1,
+        "core_body_temperature_max": 37.1, "core_body_temperature_status": "usual"});
+    let sentinels = json!({"total_sleep_time": 24000, "apnea_hypopnea_index": -1,
+        "breathing_disturbances_intensity": -1, "waso": -25920, "wakeupcount": 0});
+    json!({"status": 0, "body": {"more": false, "offset": 0, "series": [
+        night(820000001, "2026-03-03", MAR1 + DAY + 82_800, sentinels),
+        night(820000000, "2026-03-02", MAR1 + 82_800, full),
+    ]}})
+}
+
+#[test]
+fn every_sleep_summary_field_and_sentinels_as_null_in_json_markdown_and_csv() {
+    let mut w = World::new("sleep-fields");
+    w.set("WITHINGS_EXPORT_RATE", "1500");
+    w.fake.on("/v2/sleep", "getsummary", nights_with_sentinels);
+    let args = json!({"after": "2026-03-01", "before": "2026-03-10"});
+    let result = w.mcp_call("withings_list_sleep_summary", args);
+    assert_ne!(result["isError"], true, "{result}");
+    let recs = result["structuredContent"]["records"].as_array().unwrap().clone();
+    let (full, odd) = match recs[0]["id"] == 820000000 {
+        true => (&recs[0], &recs[1]),
+        false => (&recs[1], &recs[0]),
+    };
+    for (k, v) in [
+        ("withings_index", json!(6.5)),
+        ("breathing_quality_assessment", json!(1)),
+        ("breathing_sounds", json!(1260)),
+        ("breathing_sounds_episodes", json!(4)),
+        ("chest_movement_rate_wellness_average", json!(14.5)),
+        ("chest_movement_rate_wellness_max", json!(19)),
+        ("chest_movement_rate_average", json!(15.5)),
+        ("chest_movement_rate_min", json!(9)),
+        ("core_body_temperature_avg", json!(36.6)),
+        ("core_body_temperature_max", json!(37.1)),
+        ("core_body_temperature_status", json!("usual")),
+        ("apnea_hypopnea_index", json!(3.5)),
+    ] {
+        assert_eq!(full[k], v, "{k}: {full}");
+    }
+    for k in ["apnea_hypopnea_index", "breathing_disturbances_intensity", "waso"] {
+        assert!(odd.get(k).is_none_or(Value::is_null), "{k} as a number: {odd}");
+        assert_eq!(odd["data"][k], Value::Null, "data.{k} as a number: {odd}");
+    }
+    assert_eq!(odd["wakeup_count"], 0, "a true zero stays");
+    let md = result["content"][0]["text"].as_str().unwrap();
+    let line = |day: &str| md.lines().find(|l| l.starts_with(&format!("- {day}"))).unwrap_or_default();
+    assert!(line("2026-03-02").contains("apnea–hypopnea index 3.5"), "{md}");
+    assert!(line("2026-03-02").contains("core body temperature 36.6 °C (usual)"), "{md}");
+    let odd_line = line("2026-03-03");
+    assert!(odd_line.starts_with("- 2026-03-03"), "{md}");
+    for word in ["apnea", "disturbances", "-1", "−1", "25920", "25,920"] {
+        assert!(!odd_line.contains(word), "{word} in {odd_line}");
+    }
+    // The export's CSV holds the same records: the new columns, and empty cells for sentinels.
+    let dir = w.home.state_dir().join("out");
+    let mut c = w.command();
+    c.args(["export", "--only", "sleep_summary", "--after", "2026-03-01", "--before", "2026-03-10", "--out"])
+        .arg(&dir);
+    let r = crate::fake::run(c);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let csv = std::fs::read_to_string(dir.join("sleep_summary.csv")).unwrap();
+    let mut rows = csv.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    let col = |k: &str| header.iter().position(|h| *h == k).unwrap_or_else(|| panic!("no {k}: {header:?}"));
+    let rows: Vec<Vec<&str>> = rows.collect();
+    let odd_row = rows.iter().find(|r| r[col("id")] == "820000001").unwrap();
+    let full_row = rows.iter().find(|r| r[col("id")] == "820000000").unwrap();
+    assert_eq!(full_row[col("core_body_temperature_avg_c")], "36.6");
+    assert_eq!(full_row[col("chest_movement_rate_average_per_min")], "15.5");
+    assert_eq!(full_row[col("breathing_sounds_s")], "1260");
+    assert_eq!(full_row[col("withings_index")], "6.5");
+    for k in ["apnea_hypopnea_index_per_h", "breathing_disturbances_intensity"] {
+        assert_eq!(odd_row[col(k)], "", "{k}: {csv}");
+    }
+    w.assert_no_secrets();
+}

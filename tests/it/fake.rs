@@ -409,12 +409,73 @@ fn answer(rec: &Recorded, state: &Arc<Mutex<State>>) -> Value {
             if !s.access.contains_key(token) {
                 return json!({"status": 401, "body": {}, "error": "invalid_token: The access token provided is invalid"});
             }
+            if let Some(missing) = missing_sleep_fields(rec) {
+                return json!({"status": 503, "body": {}, "error": format!("data_fields lacks {missing}")});
+            }
             match s.scripts.get(&(path.to_string(), action.to_string())) {
                 Some(f) => f(rec),
                 None => envelope(2554),
             }
         }
     }
+}
+
+/// Every `data` field Withings documents for sleep `getsummary` (withings-api.md §3.6; the two
+/// deprecated ones aside). Without `data_fields` Withings sends only a default few.
+pub const SLEEP_SUMMARY_FIELDS: [&str; 44] = [
+    "total_timeinbed",
+    "total_sleep_time",
+    "asleepduration",
+    "lightsleepduration",
+    "deepsleepduration",
+    "remsleepduration",
+    "sleep_efficiency",
+    "sleep_latency",
+    "wakeup_latency",
+    "wakeupduration",
+    "wakeupcount",
+    "waso",
+    "nb_rem_episodes",
+    "breathing_disturbances_intensity",
+    "apnea_hypopnea_index",
+    "withings_index",
+    "out_of_bed_count",
+    "hr_average",
+    "hr_min",
+    "hr_max",
+    "rr_average",
+    "rr_min",
+    "rr_max",
+    "breathing_quality_assessment",
+    "snoring",
+    "snoringepisodecount",
+    "sleep_score",
+    "night_events",
+    "mvt_score_avg",
+    "mvt_active_duration",
+    "rmssd_start_avg",
+    "rmssd_end_avg",
+    "chest_movement_rate_wellness_average",
+    "chest_movement_rate_wellness_min",
+    "chest_movement_rate_wellness_max",
+    "chest_movement_rate_average",
+    "chest_movement_rate_min",
+    "chest_movement_rate_max",
+    "breathing_sounds",
+    "breathing_sounds_episode_count",
+    "core_body_temperature_min",
+    "core_body_temperature_max",
+    "core_body_temperature_avg",
+    "core_body_temperature_status",
+];
+
+/// A sleep summary request that does not ask for every documented field: the first it lacks.
+fn missing_sleep_fields(rec: &Recorded) -> Option<&'static str> {
+    if (rec.path.as_str(), rec.action()) != ("/v2/sleep", "getsummary") {
+        return None;
+    }
+    let asked: Vec<&str> = rec.get("data_fields").unwrap_or_default().split(',').collect();
+    SLEEP_SUMMARY_FIELDS.iter().copied().find(|f| !asked.contains(f))
 }
 
 fn token(rec: &Recorded, state: &Arc<Mutex<State>>) -> Value {

@@ -32,6 +32,8 @@ pub trait Listed: Serialize + Sized {
     /// An upstream object shown whole under its key, right after our fields (`{}` when the row
     /// has none): a night's or a workout's `data`.
     const WHOLE: Option<&'static str> = None;
+    /// Tidies that object as structured mode shows it (a night's sentinels become `null`).
+    const CLEAN: fn(&mut Map<String, Value>) = |_| {};
 
     /// True for an upstream field the record does not read, which passes through.
     fn passes(key: &str, value: &Value) -> bool;
@@ -68,7 +70,8 @@ pub fn records<L: Listed>(
     }
     let names = decoded.iter().filter_map(L::zone).chain(body_zone);
     crate::store::zones::add_record_zones(env, zones, names);
-    let shape = Shape { domain: L::DOMAIN, last: L::LAST, whole: L::WHOLE, passes: L::passes };
+    let shape =
+        Shape { domain: L::DOMAIN, last: L::LAST, whole: L::WHOLE, clean: L::CLEAN, passes: L::passes };
     let mut out = Vec::with_capacity(decoded.len());
     for (raw, rec) in rows.iter().zip(&decoded) {
         let shown = L::new(rec, zones, units);
@@ -91,6 +94,7 @@ struct Shape {
     domain: Domain,
     last: &'static [&'static str],
     whole: Option<&'static str>,
+    clean: fn(&mut Map<String, Value>),
     passes: fn(&str, &Value) -> bool,
 }
 
@@ -129,10 +133,11 @@ fn pass_through(ours: Map<String, Value>, upstream: Map<String, Value>, shape: &
         };
     }
     if let Some(key) = shape.whole {
-        let whole = match upstream.get(key) {
+        let mut whole = match upstream.get(key) {
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
         };
+        (shape.clean)(&mut whole);
         out.insert(key.to_string(), Value::Object(whole));
     }
     for (k, v) in upstream {

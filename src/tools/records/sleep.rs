@@ -30,11 +30,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::domain::fields::{Num, round};
+use crate::domain::fields::{self, Num, round};
 use crate::domain::privacy::Domain;
-use crate::domain::sleep::{SleepData, SleepField, SleepNight, SleepSegment};
+use crate::domain::sleep::{SleepData, SleepField, SleepNight, SleepSegment, sleep_field};
 use crate::domain::time::{Instant, Zones, format_local};
 use crate::domain::units::{self, Units};
 use crate::tools::records::{Kept, Listed, hours_minutes, short_time, when};
@@ -73,6 +73,8 @@ pub struct NightOut {
     #[serde(flatten)]
     values: Values,
     #[serde(skip_serializing_if = "Option::is_none")]
+    core_body_temperature_status: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     total_sleep_hours: Option<f64>,
 }
 
@@ -103,6 +105,7 @@ impl Listed for NightOut {
     type Wire = NightWire;
     const DOMAIN: Domain = Domain::SleepSummary;
     const WHOLE: Option<&'static str> = Some("data");
+    const CLEAN: fn(&mut Map<String, Value>) = clean_data;
 
     fn passes(key: &str, _: &Value) -> bool {
         !NIGHT_KEYS.contains(&key)
@@ -135,11 +138,12 @@ impl Listed for NightOut {
             created: n.created.map(|t| t.0),
             modified: n.modified.map(|t| t.0),
             values: Values { data },
+            core_body_temperature_status: n.temperature_status.clone(),
             total_sleep_hours: asleep.map(|s| round(s / 3600.0, 2)),
         }
     }
 
-    fn line(&self, _: Units) -> String {
+    fn line(&self, units: Units) -> String {
         let mut parts = Vec::new();
         if self.nap == Some(true) {
             parts.push("nap".to_string());
@@ -162,11 +166,41 @@ impl Listed for NightOut {
         if let Some(hr) = self.values.get(SleepField::HrAverage) {
             parts.push(format!("avg HR {} bpm", units::fmt_num(hr, 0)));
         }
+        for (f, label) in [
+            (SleepField::ApneaHypopneaIndex, "apnea–hypopnea index"),
+            (SleepField::BreathingDisturbancesIntensity, "breathing disturbances"),
+            (SleepField::WithingsIndex, "Withings index"),
+        ] {
+            if let Some(v) = self.values.get(f) {
+                parts.push(format!("{label} {}", units::fmt_num(v, 1)));
+            }
+        }
+        if let Some(v) = self.values.get(SleepField::BreathingSounds) {
+            parts.push(format!("breathing sounds {}", hours_minutes(v)));
+        }
+        if let Some(v) = self.values.get(SleepField::ChestMovementRateAverage) {
+            parts.push(format!("chest movements {}/min", units::fmt_num(v, 1)));
+        }
+        let temperature = self.values.get(SleepField::CoreBodyTemperatureAvg);
+        if let Some(t) = temperature.and_then(|t| units::format_quantity(t, "°C", units, 1)) {
+            let status = self.core_body_temperature_status.as_deref().map(|s| format!(" ({s})"));
+            parts.push(format!("core body temperature {t}{}", status.unwrap_or_default()));
+        }
         let span = match (&self.local_start, &self.local_end) {
             (Some(a), Some(b)) => format!(" ({}–{})", short_time(a), short_time(b)),
             _ => String::new(),
         };
         format!("{}{span}: {}", self.date.as_deref().unwrap_or(""), parts.join(", "))
+    }
+}
+
+/// A night's upstream `data` as structured mode shows it: a value we read as absent (a sentinel,
+/// an impossible negative) is `null` there too, never the number Withings sent.
+fn clean_data(data: &mut Map<String, Value>) {
+    for (k, v) in data.iter_mut() {
+        if sleep_field(k).is_some() && fields::as_num(v).is_some_and(|n| n < 0.0) {
+            *v = Value::Null;
+        }
     }
 }
 
@@ -304,8 +338,42 @@ mod tests {
         let line = NightOut::new(n, &zones(), Units::Metric).line(Units::Metric);
         assert_eq!(
             line,
-            "2025-01-01 (00:00–08:00): asleep 7 h 00 min, deep 1 h 40 min, REM 1 h 30 min, light 3 h 50 min, score 81, avg HR 58 bpm"
+            "2025-01-01 (00:00–08:00): asleep 7 h 00 min, deep 1 h 40 min, REM 1 h 30 min, light 3 h 50 min, score 81, \
+             avg HR 58 bpm, apnea–hypopnea index 4, breathing disturbances 12"
         );
+    }
+
+    #[test]
+    fn every_documented_breathing_and_temperature_field_with_its_unit() {
+        let data = json!({"withings_index": 7.5, "breathing_quality_assessment": 2, "breathing_sounds": 1260,
+            "breathing_sounds_episode_count": 4, "chest_movement_rate_wellness_average": 14.2,
+            "chest_movement_rate_wellness_min": 11, "chest_movement_rate_wellness_max": 19,
+            "chest_movement_rate_average": 15.5, "chest_movement_rate_min": 9, "chest_movement_rate_max": 22,
+            "core_body_temperature_avg": 36.6, "core_body_temperature_min": 36.1,
+            "core_body_temperature_max": 37.0, "core_body_temperature_status": "usual"});
+        let n = one::<NightWire>(json!({"date": "2026-03-02", "data": data}));
+        let utc = Zones::new(Zone::utc());
+        let j = night_json(&n, &utc);
+        let mut named = data.as_object().unwrap().clone();
+        let episodes = named.remove("breathing_sounds_episode_count").unwrap();
+        named.insert("breathing_sounds_episodes".into(), episodes);
+        for (k, v) in &named {
+            assert_eq!(&j[k.as_str()], v, "{k}: {j}");
+        }
+        let line = |u| NightOut::new(&n, &utc, u).line(u);
+        assert_eq!(
+            line(Units::Metric),
+            "2026-03-02: Withings index 7.5, breathing sounds 21 min, chest movements 15.5/min, \
+             core body temperature 36.6 °C (usual)"
+        );
+        assert!(
+            line(Units::Imperial).ends_with("core body temperature 97.9 °F (usual)"),
+            "{}",
+            line(Units::Imperial)
+        );
+        // Nothing sent, or sentinels: absent from the record and the line.
+        let none = one::<NightWire>(json!({"data": {"withings_index": -1, "core_body_temperature_avg": -1}}));
+        assert_eq!(night_json(&none, &utc), json!({"timezone": "UTC"}));
     }
 
     #[test]

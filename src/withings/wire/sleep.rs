@@ -4,12 +4,12 @@
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use crate::domain::sleep::{SLEEP_FIELDS, SleepData, SleepNight, SleepSegment, sleep_field};
+use crate::domain::sleep::{SleepData, SleepNight, SleepSegment, sleep_field};
 use crate::domain::time::{CivilDate, Instant};
 use crate::withings::wire::{
-    Key, ReadObject, Row, Scalar, as_int, as_number, date, flag, instant, int, object_or_default, slots, text,
+    Key, ReadObject, Row, Scalar, as_int, as_number, date, flag, instant, int, object_or_default, text,
 };
 
 /// A `getsummary` night. `data` keeps the values the domain reads ([`sleep_field`]); the rest of
@@ -40,7 +40,7 @@ pub struct NightWire {
     #[serde(deserialize_with = "flag")]
     completed: Option<bool>,
     #[serde(deserialize_with = "sleep_data")]
-    data: SleepData,
+    data: (SleepData, Option<String>),
 }
 
 /// The upstream keys a night is read from, `data` aside (the rest passes through where a
@@ -74,22 +74,42 @@ impl Row for NightWire {
             created: self.created,
             modified: self.modified,
             completed: self.completed,
-            data: self.data,
+            data: self.data.0,
+            temperature_status: self.data.1,
         }
     }
 }
 
-/// Every summary field is a duration, count, rate, score or index: a negative value is Withings'
-/// "not computed" sentinel (-1 for the apnea–hypopnea index and breathing disturbances) or
-/// impossible (a `waso` of −25,920 s), and reads as absent, never as a number.
-fn sleep_data<'de, D: Deserializer<'de>>(d: D) -> Result<SleepData, D::Error> {
-    let mut data = SleepData(slots(d, sleep_field)?);
-    for i in 0..SLEEP_FIELDS.len() {
-        if data.0.get(i).is_some_and(|v| v.f64() < 0.0) {
-            data.0.set(i, None);
+/// Every summary field is a duration, count, rate, score, index or body temperature: a negative
+/// value is Withings' "not computed" sentinel (-1 for the apnea–hypopnea index and breathing
+/// disturbances) or impossible (a `waso` of −25,920 s), and reads as absent, never as a number.
+/// `core_body_temperature_status` is the one text among them.
+fn sleep_data<'de, D: Deserializer<'de>>(d: D) -> Result<(SleepData, Option<String>), D::Error> {
+    object_or_default(d, NightData)
+}
+
+struct NightData;
+
+impl<'de> ReadObject<'de> for NightData {
+    type Out = (SleepData, Option<String>);
+    fn read<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Out, A::Error> {
+        let (mut data, mut status) = (SleepData::default(), None);
+        // Some(row) for a value we read, Some(None) for the status, None for the rest.
+        let key = |k: &str| match k {
+            "core_body_temperature_status" => Some(None),
+            _ => sleep_field(k).map(Some),
+        };
+        while let Some(which) = map.next_key_seed(Key(key))? {
+            match which {
+                Some(Some(i)) => {
+                    data.0.set(i, as_number(&map.next_value::<Scalar>()?).filter(|v| v.f64() >= 0.0));
+                }
+                Some(None) => status = map.next_value::<Scalar>()?.text(),
+                None => drop(map.next_value::<IgnoredAny>()?),
+            }
         }
+        Ok((data, status))
     }
-    Ok(data)
 }
 
 /// A sleep `get` segment: its span and state, and every map-valued field as a time series.
