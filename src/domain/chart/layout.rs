@@ -154,25 +154,7 @@ pub fn layout(spec: &ChartSpec) -> Layout {
         legend: Vec::new(),
         demo_badge: None,
     };
-
-    // Title line: the title on the left, the demo badge on the right.
-    let title_base = pad + font::CAP * ts;
-    let mut title_room = width - 2.0 * pad;
-    if spec.demo {
-        let w = font::text_width("DEMO", ls) + 6.0 * ls;
-        let h = 11.0 * ls;
-        let (x, y) = (width - pad - w, title_base - font::CAP * ts);
-        out.demo_badge = Some((x, y, w, h));
-        out.texts.push(text(x + w / 2.0, y + 2.0 * ls + font::CAP * ls, "DEMO", Anchor::Middle, Role::Demo));
-        title_room -= w + 4.0 * ls;
-    }
-    out.texts.push(text(pad, title_base, &fit(&spec.title, title_room, ts), Anchor::Start, Role::Title));
-    let sub_base = title_base + 2.0 * ts + 10.0 * ls;
-    if !spec.subtitle.is_empty() {
-        let room = width - 2.0 * pad;
-        out.texts.push(text(pad, sub_base, &fit(&spec.subtitle, room, ls), Anchor::Start, Role::Subtitle));
-    }
-    let top = sub_base + 8.0 * ls;
+    let top = header(&mut out, spec, pad);
     let legend_base = height - pad - 2.0 * ls;
     let tick_base = legend_base - 12.0 * ls;
     let bottom = tick_base - 11.0 * ls;
@@ -200,32 +182,82 @@ pub fn layout(spec: &ChartSpec) -> Layout {
     let right = width - pad - 3.0 * ls;
     let frame = Frame { left, top, right, bottom, t_lo, t_hi, v_lo: y.min, v_hi: y.max };
     out.plot = Some(frame);
+    axes(&mut out, spec, &frame, (&y.ticks, &y_labels), pad, tick_base);
+    series(&mut out, &frame, &readings, &trend, noise);
+    for p in &rejected {
+        let (x, py) = (frame.x(p.t), frame.y(p.value));
+        let beyond_top = match py {
+            _ if py < top => Some(true),
+            _ if py > bottom => Some(false),
+            _ => None,
+        };
+        out.rejected.push(Marker { at: (x, py.clamp(top, bottom)), value: p.value, beyond_top });
+    }
+    legend(&mut out, legend_base, !readings.is_empty(), !trend.is_empty(), noise > 0.0, !rejected.is_empty());
+    out
+}
 
-    for (v, label) in y.ticks.iter().zip(&y_labels) {
+/// The title line (the title on the left, the demo badge on the right) and the subtitle; returns
+/// where the plot may start.
+fn header(out: &mut Layout, spec: &ChartSpec, pad: f64) -> f64 {
+    let (ls, ts, width) = (out.label_scale, out.title_scale, out.width);
+    let title_base = pad + font::CAP * ts;
+    let mut title_room = width - 2.0 * pad;
+    if spec.demo {
+        let w = font::text_width("DEMO", ls) + 6.0 * ls;
+        let h = 11.0 * ls;
+        let (x, y) = (width - pad - w, title_base - font::CAP * ts);
+        out.demo_badge = Some((x, y, w, h));
+        out.texts.push(text(x + w / 2.0, y + 2.0 * ls + font::CAP * ls, "DEMO", Anchor::Middle, Role::Demo));
+        title_room -= w + 4.0 * ls;
+    }
+    out.texts.push(text(pad, title_base, &fit(&spec.title, title_room, ts), Anchor::Start, Role::Title));
+    let sub_base = title_base + 2.0 * ts + 10.0 * ls;
+    if !spec.subtitle.is_empty() {
+        let room = width - 2.0 * pad;
+        out.texts.push(text(pad, sub_base, &fit(&spec.subtitle, room, ls), Anchor::Start, Role::Subtitle));
+    }
+    sub_base + 8.0 * ls
+}
+
+/// The value grid and its labels, the axis title, and the date ticks along the bottom.
+fn axes(out: &mut Layout, spec: &ChartSpec, frame: &Frame, y: (&[f64], &[String]), pad: f64, tick_base: f64) {
+    let ls = out.label_scale;
+    for (v, label) in y.0.iter().zip(y.1) {
         let py = frame.y(*v);
         out.y_grid.push(py);
-        out.texts.push(text(left - 3.0 * ls, py + font::CAP * ls / 2.0, label, Anchor::End, Role::Tick));
+        out.texts.push(text(
+            frame.left - 3.0 * ls,
+            py + font::CAP * ls / 2.0,
+            label,
+            Anchor::End,
+            Role::Tick,
+        ));
     }
-    let axis = fit_keeping_unit(&spec.y_label, bottom - top, ls);
+    let axis = fit_keeping_unit(&spec.y_label, frame.bottom - frame.top, ls);
     out.texts.push(text(
         pad + font::CAP * ls / 2.0,
-        (top + bottom) / 2.0,
+        (frame.top + frame.bottom) / 2.0,
         &axis,
         Anchor::Middle,
         Role::AxisLabel,
     ));
-    for tick in visible_ticks(&spec.x_ticks, &frame, width, ls) {
+    for tick in visible_ticks(&spec.x_ticks, frame, out.width, ls) {
         let px = frame.x(tick.t);
         out.x_grid.push(px);
         out.texts.push(text(px, tick_base, &tick.label, Anchor::Middle, Role::Tick));
     }
+}
 
+/// The readings, the trend in runs (broken where readings pause), the noise band around each
+/// run, and the dashed links across the pauses.
+fn series(out: &mut Layout, frame: &Frame, readings: &[ChartPoint], trend: &[ChartPoint], noise: f64) {
     out.readings = readings.iter().map(|p| (frame.x(p.t), frame.y(p.value))).collect();
     if readings.len() > 400 {
-        out.reading_radius = 1.1 * ls;
+        out.reading_radius = 1.1 * out.label_scale;
     }
     let runs: Vec<&[ChartPoint]> = trend.chunk_by(|a, b| b.t.saturating_sub(a.t) <= TREND_GAP_SECS).collect();
-    let clamp_y = |v: f64| frame.y(v).clamp(top, bottom);
+    let clamp_y = |v: f64| frame.y(v).clamp(frame.top, frame.bottom);
     for run in &runs {
         out.trend.push(run.iter().map(|p| (frame.x(p.t), frame.y(p.value))).collect());
         if noise > 0.0 && run.len() > 1 {
@@ -241,17 +273,6 @@ pub fn layout(spec: &ChartSpec) -> Layout {
             out.trend_gaps.push((from, to));
         }
     }
-    for p in &rejected {
-        let (x, py) = (frame.x(p.t), frame.y(p.value));
-        let beyond_top = match py {
-            _ if py < top => Some(true),
-            _ if py > bottom => Some(false),
-            _ => None,
-        };
-        out.rejected.push(Marker { at: (x, py.clamp(top, bottom)), value: p.value, beyond_top });
-    }
-    legend(&mut out, legend_base, !readings.is_empty(), !trend.is_empty(), noise > 0.0, !rejected.is_empty());
-    out
 }
 
 /// The legend row along the bottom, from the left: symbol, gap, label, space.

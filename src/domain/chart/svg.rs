@@ -46,6 +46,8 @@ pub fn render(spec: &ChartSpec) -> String {
     svg
 }
 
+/// The plot, back to front: the noise band, the grid and frame, the readings, the trend, and
+/// the rejected readings' markers.
 fn plot(svg: &mut String, l: &Layout, f: layout::Frame) {
     for band in &l.band {
         let _ = writeln!(
@@ -56,6 +58,13 @@ fn plot(svg: &mut String, l: &Layout, f: layout::Frame) {
             palette::BAND_OPACITY
         );
     }
+    grid(svg, l, f);
+    readings(svg, l);
+    trend(svg, l);
+    rejected(svg, l);
+}
+
+fn grid(svg: &mut String, l: &Layout, f: layout::Frame) {
     svg.push_str(&format!("<g class=\"grid\" stroke=\"{}\">\n", hex(palette::GRID)));
     for y in &l.y_grid {
         let _ = writeln!(
@@ -85,6 +94,9 @@ fn plot(svg: &mut String, l: &Layout, f: layout::Frame) {
         num(f.bottom - f.top, 1),
         hex(palette::FRAME)
     );
+}
+
+fn readings(svg: &mut String, l: &Layout) {
     let _ = writeln!(
         svg,
         "<g class=\"readings\" fill=\"{}\" fill-opacity=\"{}\">",
@@ -101,6 +113,10 @@ fn plot(svg: &mut String, l: &Layout, f: layout::Frame) {
         );
     }
     svg.push_str("</g>\n");
+}
+
+/// Each run of the trend (a lone point as a dot), and dashed links across the pauses.
+fn trend(svg: &mut String, l: &Layout) {
     for (a, b) in &l.trend_gaps {
         let _ = writeln!(
             svg,
@@ -136,6 +152,9 @@ fn plot(svg: &mut String, l: &Layout, f: layout::Frame) {
             }
         }
     }
+}
+
+fn rejected(svg: &mut String, l: &Layout) {
     let _ = writeln!(
         svg,
         "<g class=\"rejected\" stroke=\"{c}\" stroke-width=\"{}\" fill=\"{c}\">",
