@@ -74,7 +74,7 @@ fn required(schema: &Value) -> impl Iterator<Item = &str> {
     schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
 }
 
-fn check_at(schema: &Value, value: &Value, path: &str) -> std::result::Result<(), String> {
+fn check_at(schema: &Value, value: &Value, path: &str) -> Checked {
     let Some(s) = schema.as_object() else {
         // `true` (or any non-object) accepts everything; `false` accepts nothing.
         return match schema {
@@ -82,20 +82,7 @@ fn check_at(schema: &Value, value: &Value, path: &str) -> std::result::Result<()
             _ => Ok(()),
         };
     };
-    if let Some(t) = s.get("type") {
-        let ok = match t {
-            Value::String(t) => is_type(value, t),
-            Value::Array(ts) => ts.iter().filter_map(Value::as_str).any(|t| is_type(value, t)),
-            _ => true,
-        };
-        if !ok {
-            let want = match t {
-                Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
-                other => other.as_str().unwrap_or("?").to_string(),
-            };
-            return Err(format!("{path}: expected {want}, got {}", type_name(value)));
-        }
-    }
+    check_type(s, value, path)?;
     if let Some(Value::Array(options)) = s.get("enum")
         && !options.contains(value)
     {
@@ -107,18 +94,64 @@ fn check_at(schema: &Value, value: &Value, path: &str) -> std::result::Result<()
     {
         return Err(format!("{path}: must be {c}"));
     }
+    check_bounds(s, value, path)?;
+    if let Some(obj) = value.as_object() {
+        check_object(schema, s, obj, path)?;
+    }
+    if let Some(items) = value.as_array() {
+        check_array(s, items, path)?;
+    }
+    if let Some(Value::Array(any)) = s.get("anyOf")
+        && !any.iter().any(|sub| check_at(sub, value, path).is_ok())
+    {
+        return Err(format!("{path}: matches none of the allowed shapes"));
+    }
+    if let Some(Value::Array(one)) = s.get("oneOf") {
+        let n = one.iter().filter(|sub| check_at(sub, value, path).is_ok()).count();
+        if n != 1 {
+            return Err(format!("{path}: must match exactly one allowed shape, matches {n}"));
+        }
+    }
+    Ok(())
+}
+
+/// What one check finds: nothing, or what is wrong and where.
+type Checked = std::result::Result<(), String>;
+
+/// `type`: one name or a list of them.
+fn check_type(s: &Map<String, Value>, value: &Value, path: &str) -> Checked {
+    let Some(t) = s.get("type") else { return Ok(()) };
+    let ok = match t {
+        Value::String(t) => is_type(value, t),
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).any(|t| is_type(value, t)),
+        _ => true,
+    };
+    if ok {
+        return Ok(());
+    }
+    let want = match t {
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
+        other => other.as_str().unwrap_or("?").to_string(),
+    };
+    Err(format!("{path}: expected {want}, got {}", type_name(value)))
+}
+
+/// A number's `minimum`, `maximum` and `exclusiveMinimum`; a string's `minLength` and
+/// `maxLength`.
+fn check_bounds(s: &Map<String, Value>, value: &Value, path: &str) -> Checked {
+    let bound = |key: &str| s.get(key).and_then(Value::as_f64);
     if let Some(n) = value.as_f64() {
-        if let Some(min) = s.get("minimum").and_then(Value::as_f64)
+        if let Some(min) = bound("minimum")
             && n < min
         {
             return Err(format!("{path}: must be at least {min}, got {value}"));
         }
-        if let Some(max) = s.get("maximum").and_then(Value::as_f64)
+        if let Some(max) = bound("maximum")
             && n > max
         {
             return Err(format!("{path}: must be at most {max}, got {value}"));
         }
-        if let Some(min) = s.get("exclusiveMinimum").and_then(Value::as_f64)
+        if let Some(min) = bound("exclusiveMinimum")
             && n <= min
         {
             return Err(format!("{path}: must be greater than {min}, got {value}"));
@@ -137,53 +170,46 @@ fn check_at(schema: &Value, value: &Value, path: &str) -> std::result::Result<()
             return Err(format!("{path}: must be at most {max} characters"));
         }
     }
-    if let Some(obj) = value.as_object() {
-        let props = s.get("properties").and_then(Value::as_object);
-        for name in required(schema) {
-            if !obj.contains_key(name) {
-                return Err(format!("{path}.{name}: is required"));
-            }
-        }
-        for (k, v) in obj {
-            let sub_path = format!("{path}.{k}");
-            match props.and_then(|p| p.get(k)) {
-                Some(sub) => check_at(sub, v, &sub_path)?,
-                None => match s.get("additionalProperties") {
-                    Some(Value::Bool(false)) => {
-                        return Err(format!("{sub_path}: unknown property"));
-                    }
-                    Some(extra) => check_at(extra, v, &sub_path)?,
-                    None => {}
-                },
-            }
+    Ok(())
+}
+
+/// `required`, `properties` and `additionalProperties`.
+fn check_object(schema: &Value, s: &Map<String, Value>, obj: &Map<String, Value>, path: &str) -> Checked {
+    let props = s.get("properties").and_then(Value::as_object);
+    for name in required(schema) {
+        if !obj.contains_key(name) {
+            return Err(format!("{path}.{name}: is required"));
         }
     }
-    if let Some(items) = value.as_array() {
-        if let Some(min) = s.get("minItems").and_then(Value::as_u64)
-            && (items.len() as u64) < min
-        {
-            return Err(format!("{path}: must have at least {min} items"));
-        }
-        if let Some(max) = s.get("maxItems").and_then(Value::as_u64)
-            && (items.len() as u64) > max
-        {
-            return Err(format!("{path}: must have at most {max} items"));
-        }
-        if let Some(item_schema) = s.get("items") {
-            for (i, item) in items.iter().enumerate() {
-                check_at(item_schema, item, &format!("{path}[{i}]"))?;
-            }
+    for (k, v) in obj {
+        let sub_path = format!("{path}.{k}");
+        match props.and_then(|p| p.get(k)) {
+            Some(sub) => check_at(sub, v, &sub_path)?,
+            None => match s.get("additionalProperties") {
+                Some(Value::Bool(false)) => return Err(format!("{sub_path}: unknown property")),
+                Some(extra) => check_at(extra, v, &sub_path)?,
+                None => {}
+            },
         }
     }
-    if let Some(Value::Array(any)) = s.get("anyOf")
-        && !any.iter().any(|sub| check_at(sub, value, path).is_ok())
+    Ok(())
+}
+
+/// `minItems`, `maxItems` and `items`.
+fn check_array(s: &Map<String, Value>, items: &[Value], path: &str) -> Checked {
+    if let Some(min) = s.get("minItems").and_then(Value::as_u64)
+        && (items.len() as u64) < min
     {
-        return Err(format!("{path}: matches none of the allowed shapes"));
+        return Err(format!("{path}: must have at least {min} items"));
     }
-    if let Some(Value::Array(one)) = s.get("oneOf") {
-        let n = one.iter().filter(|sub| check_at(sub, value, path).is_ok()).count();
-        if n != 1 {
-            return Err(format!("{path}: must match exactly one allowed shape, matches {n}"));
+    if let Some(max) = s.get("maxItems").and_then(Value::as_u64)
+        && (items.len() as u64) > max
+    {
+        return Err(format!("{path}: must have at most {max} items"));
+    }
+    if let Some(item_schema) = s.get("items") {
+        for (i, item) in items.iter().enumerate() {
+            check_at(item_schema, item, &format!("{path}[{i}]"))?;
         }
     }
     Ok(())
