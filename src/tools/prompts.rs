@@ -45,106 +45,108 @@ const ACCOUNT: Arg = Arg {
 
 /// Every prompt, in the order `prompts/list` shows them.
 pub fn all() -> Vec<Prompt> {
-    vec![
-        Prompt {
-            name: "withings_daily_checkin",
-            title: "Daily check-in",
-            description: "A short daily check-in on body, sleep, activity and heart from today's Withings data.",
-            arguments: &[
-                Arg {
-                    name: "focus",
-                    description: "Optional focus: body, sleep, activity, heart or recovery",
-                    required: false,
-                    completions: &["body", "sleep", "activity", "heart", "recovery"],
-                },
-                ACCOUNT,
-            ],
-            render: |a| {
-                let focus = match a.get("focus") {
-                    Some(f) => format!(" Pay particular attention to {f}."),
-                    None => String::new(),
-                };
-                format!(
-                    "Give me my daily Withings check-in. Call `withings_daily_summary` for today (and \
-                     `withings_connection_status` first if it fails). Summarise weight and body \
-                     composition, last night's sleep, yesterday's activity and heart data in a few \
-                     sentences, say which data is missing or stale, and suggest one or two concrete \
-                     actions for today.{focus} Do not give medical diagnoses."
-                )
+    vec![daily_checkin(), weekly_review(), body_sleep_investigation()]
+}
+
+fn daily_checkin() -> Prompt {
+    Prompt {
+        name: "withings_daily_checkin",
+        title: "Daily check-in",
+        description: "A short daily check-in on body, sleep, activity and heart from today's Withings data.",
+        arguments: &[
+            Arg {
+                name: "focus",
+                description: "Optional focus: body, sleep, activity, heart or recovery",
+                required: false,
+                completions: &["body", "sleep", "activity", "heart", "recovery"],
             },
-            messages: None,
+            ACCOUNT,
+        ],
+        render: |a| {
+            let focus = match a.get("focus") {
+                Some(f) => format!(" Pay particular attention to {f}."),
+                None => String::new(),
+            };
+            format!(
+                "Give me my daily Withings check-in. Call `withings_daily_summary` for today (and \
+                 `withings_connection_status` first if it fails). Summarise weight and body \
+                 composition, last night's sleep, yesterday's activity and heart data in a few \
+                 sentences, say which data is missing or stale, and suggest one or two concrete \
+                 actions for today.{focus} Do not give medical diagnoses."
+            )
         },
-        Prompt {
-            name: "withings_weekly_review",
-            title: "Weekly review",
-            description: "A weekly review against the previous week, with a plan for next week.",
-            arguments: &[
-                Arg {
-                    name: "goal",
-                    description: "Optional goal, e.g. lose fat, sleep more, move more, lower blood pressure",
-                    required: false,
-                    completions: &[
-                        "lose fat",
-                        "gain muscle",
-                        "sleep more",
-                        "move more",
-                        "lower blood pressure",
-                    ],
-                },
-                ACCOUNT,
-            ],
-            render: |a| {
-                let goal = match a.get("goal") {
-                    Some(g) => format!(" My goal is: {g}. Tailor the plan to it."),
-                    None => String::new(),
-                };
-                format!(
-                    "Review my last 7 days of Withings data against the 7 days before. Call \
-                     `withings_weekly_summary` with days=7 and compare_days=7, then `withings_trends` \
-                     for weight if it is available. Report the scorecard, what changed beyond normal \
-                     noise, the main bottleneck, and a realistic plan for next week based on my own \
-                     baseline.{goal} Say plainly where data is insufficient."
-                )
+        messages: None,
+    }
+}
+
+fn weekly_review() -> Prompt {
+    Prompt {
+        name: "withings_weekly_review",
+        title: "Weekly review",
+        description: "A weekly review against the previous week, with a plan for next week.",
+        arguments: &[
+            Arg {
+                name: "goal",
+                description: "Optional goal, e.g. lose fat, sleep more, move more, lower blood pressure",
+                required: false,
+                completions: &["lose fat", "gain muscle", "sleep more", "move more", "lower blood pressure"],
             },
-            messages: None,
+            ACCOUNT,
+        ],
+        render: |a| {
+            let goal = match a.get("goal") {
+                Some(g) => format!(" My goal is: {g}. Tailor the plan to it."),
+                None => String::new(),
+            };
+            format!(
+                "Review my last 7 days of Withings data against the 7 days before. Call \
+                 `withings_weekly_summary` with days=7 and compare_days=7, then `withings_trends` \
+                 for weight if it is available. Report the scorecard, what changed beyond normal \
+                 noise, the main bottleneck, and a realistic plan for next week based on my own \
+                 baseline.{goal} Say plainly where data is insufficient."
+            )
         },
-        Prompt {
-            name: "withings_body_sleep_investigation",
-            title: "Body and sleep investigation",
-            description: "Investigate how body measures and sleep relate over a date range.",
-            arguments: &[
-                Arg {
-                    name: "after",
-                    description: "Start date, YYYY-MM-DD (required)",
-                    required: true,
-                    completions: &[],
-                },
-                Arg {
-                    name: "before",
-                    description: "End date, YYYY-MM-DD (optional)",
-                    required: false,
-                    completions: &[],
-                },
-                ACCOUNT,
-            ],
-            render: |a| {
-                let after = a.get("after").map(String::as_str).unwrap_or("");
-                let before = match a.get("before") {
-                    Some(b) => format!(" and before={b}"),
-                    None => String::new(),
-                };
-                format!(
-                    "Investigate how my body measures and my sleep relate between {after} and {}. Call \
-                     `withings_list_body_measures` and `withings_list_sleep_summary` with after={after}{before}, \
-                     line the nights up with the next morning's weigh-ins by local date, and describe any \
-                     pattern (e.g. short sleep before weight spikes), with the number of days each \
-                     observation rests on. Treat correlations as hypotheses, not causes.",
-                    a.get("before").map(String::as_str).unwrap_or("today"),
-                )
+        messages: None,
+    }
+}
+
+fn body_sleep_investigation() -> Prompt {
+    Prompt {
+        name: "withings_body_sleep_investigation",
+        title: "Body and sleep investigation",
+        description: "Investigate how body measures and sleep relate over a date range.",
+        arguments: &[
+            Arg {
+                name: "after",
+                description: "Start date, YYYY-MM-DD (required)",
+                required: true,
+                completions: &[],
             },
-            messages: None,
+            Arg {
+                name: "before",
+                description: "End date, YYYY-MM-DD (optional)",
+                required: false,
+                completions: &[],
+            },
+            ACCOUNT,
+        ],
+        render: |a| {
+            let after = a.get("after").map(String::as_str).unwrap_or("");
+            let before = match a.get("before") {
+                Some(b) => format!(" and before={b}"),
+                None => String::new(),
+            };
+            format!(
+                "Investigate how my body measures and my sleep relate between {after} and {}. Call \
+                 `withings_list_body_measures` and `withings_list_sleep_summary` with after={after}{before}, \
+                 line the nights up with the next morning's weigh-ins by local date, and describe any \
+                 pattern (e.g. short sleep before weight spikes), with the number of days each \
+                 observation rests on. Treat correlations as hypotheses, not causes.",
+                a.get("before").map(String::as_str).unwrap_or("today"),
+            )
         },
-    ]
+        messages: None,
+    }
 }
 
 /// Checks the arguments of `prompts/get` (missing required, unknown names, bad dates) and renders
