@@ -503,86 +503,99 @@ fn blood_pressure(acc: &mut Account, day: &Day) {
     let base_id = 1_000_000_000 + day.date.days() * 10;
     let improve = 3.0 * loss_progress(day.back);
     if r.chance(0.45) {
-        let date = day.at(21, 30, r.range(-20, 25));
-        let sys = (123.0 - improve + 6.0 * r.noise()).round();
-        let dia = (79.0 - improve / 2.0 + 4.0 * r.noise()).round();
-        let pulse = 67 + r.range(-5, 5);
-        let created = date + r.range(20, 70);
-        // The BPM Connect has sat unused in a drawer for the last three days: no reading, no sync.
-        // (Drawn all the same, so that the random stream of the other readings stays as it was.)
-        let idle = date >= acc.now - BPM_CONNECT_IDLE_SECS;
-        acc.groups.extend((!idle).then(|| Group {
-            grpid: base_id + 2,
-            attrib: 0,
-            date,
-            created,
-            modified: created,
-            device: Some(&BPM_CONNECT),
-            tz: day.tz.clone(),
-            measures: vec![m(9, dia, 0), m(10, sys, 0), m(11, pulse as f64, 0)],
-        }));
+        bpm_connect(acc, day, &mut r, base_id, improve);
     }
-    let core_ecg = day.back == ECG_CORE_BACK;
-    if day.date.iso_weekday() == 7 || core_ecg {
-        // Sunday-morning BPM Core check; once, its ECG came back inconclusive.
-        let date = day.at(8, 40, r.range(-10, 10));
-        let sys = (121.0 - improve + 5.0 * r.noise()).round();
-        let dia = (78.0 - improve / 2.0 + 3.0 * r.noise()).round();
-        let pulse = 66 + r.range(-4, 4);
-        let signalid = 55_000_000 + day.date.days();
-        let mut measures = vec![m(9, dia, 0), m(10, sys, 0), m(11, pulse as f64, 0)];
-        if core_ecg {
-            measures.push(m(130, 2.0, 0));
-        }
-        let created = date + r.range(30, 90);
-        acc.groups.push(Group {
-            grpid: base_id + 6,
-            attrib: 0,
-            date,
-            created,
-            modified: created,
-            device: Some(&BPM_CORE),
-            tz: day.tz.clone(),
-            measures,
-        });
-        acc.hearts.push(Heart {
-            device: &BPM_CORE,
-            timestamp: date,
-            modified: created,
-            ecg: if core_ecg { Some((signalid, 2)) } else { None },
-            bp: Some((dia as i64, sys as i64)),
-            heart_rate: pulse,
-        });
+    if day.date.iso_weekday() == 7 || day.back == ECG_CORE_BACK {
+        bpm_core(acc, day, &mut r, base_id, improve);
     }
     if day.back == ECG_WATCH_BACK {
-        // A normal ScanWatch ECG taken after lunch.
-        let date = day.at(14, 5, 0);
-        let created = date + 95;
-        acc.groups.push(Group {
-            grpid: base_id + 3,
-            attrib: 0,
-            date,
-            created,
-            modified: created,
-            device: Some(&WATCH),
-            tz: day.tz.clone(),
-            measures: vec![
-                m(130, 0.0, 0),
-                m(135, 0.096, -3),
-                m(136, 0.158, -3),
-                m(137, 0.392, -3),
-                m(138, 0.41, -3),
-            ],
-        });
-        acc.hearts.push(Heart {
-            device: &WATCH,
-            timestamp: date,
-            modified: created,
-            ecg: Some((55_000_000 + day.date.days(), 0)),
-            bp: None,
-            heart_rate: 68,
-        });
+        watch_ecg(acc, day, base_id);
     }
+}
+
+/// An evening reading on the BPM Connect, about every other day.
+fn bpm_connect(acc: &mut Account, day: &Day, r: &mut Rng, base_id: i64, improve: f64) {
+    let date = day.at(21, 30, r.range(-20, 25));
+    let sys = (123.0 - improve + 6.0 * r.noise()).round();
+    let dia = (79.0 - improve / 2.0 + 4.0 * r.noise()).round();
+    let pulse = 67 + r.range(-5, 5);
+    let created = date + r.range(20, 70);
+    // The BPM Connect has sat unused in a drawer for the last three days: no reading, no sync.
+    // (Drawn all the same, so that the random stream of the other readings stays as it was.)
+    let idle = date >= acc.now - BPM_CONNECT_IDLE_SECS;
+    acc.groups.extend((!idle).then(|| Group {
+        grpid: base_id + 2,
+        attrib: 0,
+        date,
+        created,
+        modified: created,
+        device: Some(&BPM_CONNECT),
+        tz: day.tz.clone(),
+        measures: vec![m(9, dia, 0), m(10, sys, 0), m(11, pulse as f64, 0)],
+    }));
+}
+
+/// The Sunday-morning BPM Core check; once, its ECG came back inconclusive.
+fn bpm_core(acc: &mut Account, day: &Day, r: &mut Rng, base_id: i64, improve: f64) {
+    let core_ecg = day.back == ECG_CORE_BACK;
+    let date = day.at(8, 40, r.range(-10, 10));
+    let sys = (121.0 - improve + 5.0 * r.noise()).round();
+    let dia = (78.0 - improve / 2.0 + 3.0 * r.noise()).round();
+    let pulse = 66 + r.range(-4, 4);
+    let signalid = 55_000_000 + day.date.days();
+    let mut measures = vec![m(9, dia, 0), m(10, sys, 0), m(11, pulse as f64, 0)];
+    if core_ecg {
+        measures.push(m(130, 2.0, 0));
+    }
+    let created = date + r.range(30, 90);
+    acc.groups.push(Group {
+        grpid: base_id + 6,
+        attrib: 0,
+        date,
+        created,
+        modified: created,
+        device: Some(&BPM_CORE),
+        tz: day.tz.clone(),
+        measures,
+    });
+    acc.hearts.push(Heart {
+        device: &BPM_CORE,
+        timestamp: date,
+        modified: created,
+        ecg: if core_ecg { Some((signalid, 2)) } else { None },
+        bp: Some((dia as i64, sys as i64)),
+        heart_rate: pulse,
+    });
+}
+
+/// A normal ScanWatch ECG taken after lunch, once.
+fn watch_ecg(acc: &mut Account, day: &Day, base_id: i64) {
+    let date = day.at(14, 5, 0);
+    let created = date + 95;
+    acc.groups.push(Group {
+        grpid: base_id + 3,
+        attrib: 0,
+        date,
+        created,
+        modified: created,
+        device: Some(&WATCH),
+        tz: day.tz.clone(),
+        measures: vec![
+            m(130, 0.0, 0),
+            m(135, 0.096, -3),
+            m(136, 0.158, -3),
+            m(137, 0.392, -3),
+            m(138, 0.41, -3),
+        ],
+    });
+    acc.hearts.push(Heart {
+        device: &WATCH,
+        timestamp: date,
+        modified: created,
+        ecg: Some((55_000_000 + day.date.days(), 0)),
+        bp: None,
+        heart_rate: 68,
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
