@@ -222,6 +222,46 @@ class Bench:
         base = f"5 years: {rss5 / 1024:.1f} MiB; ratio {rss10 / rss5:.2f}x for twice the range (`/usr/bin/time -f %M`)"
         return ("peak RSS of the 10-year export", rss10 / 1024, "MiB", ("<=", 32.0), base)
 
+    def intraday_week(self):
+        """7 days of intraday samples (one a minute: 10,080 in 7 requests of 24 hours) from a local
+        fake, fetched and decoded by `withings_list_intraday` with `fields: ["rmssd"]`: the fake
+        sends every field regardless, so every sample is decoded, and the answer keeps the 336 HRV
+        samples (the tool's `limit` is 1,000). Beside it, Python's `json.loads` of the same 7
+        bodies alone, and `export` writing all 10,080 as JSON lines, both timed in this run."""
+        _, _, home, _, _ = self.ten_years_setup()
+        fake = _IntradayFake()
+        runs = max(5, self.runs // 5)
+        out = tempfile.mkdtemp(prefix="wmcp-bench-intraday-")
+        week = ["--after", "2026-11-09", "--before", "2026-11-15"]
+        with _FakeWithings(fake.answer) as url:
+            env = dict(self.env, HOME=home, WITHINGS_API_URL=url, WITHINGS_CLIENT_ID="b", WITHINGS_CLIENT_SECRET="b",
+                       WITHINGS_TZ="UTC", WITHINGS_MCP_NOW=str(BENCH_NOW))
+            args = json.dumps({"after": week[1], "before": week[3], "fields": ["rmssd"], "limit": 1000})
+            call = [self.binary, "call", "withings_list_intraday", "--json", args]
+            answer = json.loads(subprocess.run(call, env=env, capture_output=True, check=True).stdout)
+            t = statistics.median(_spawned(call, env)[0] for _ in range(runs))
+            export = [self.binary, "export", "--only", "intraday", "--format", "jsonl", *week, "--out", out]
+            t_export = statistics.median(_spawned(export, env)[0] for _ in range(runs))
+            summary = json.loads(subprocess.run(export, env=env, capture_output=True, check=True).stdout)
+        bodies = list(fake.served.values())
+        samples = sum(fake.samples.values())
+        exported = sum(f["records"] for f in summary["files"])
+        if len(bodies) != 7 or answer["count"] != samples // 30 or answer["has_more"] or exported != samples:
+            raise RuntimeError(f"intraday week: {len(bodies)} bodies, {answer['count']} listed, {exported} exported")
+        py = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            for body in bodies:
+                json.loads(body)
+            py.append(time.perf_counter() - t0)
+        py = statistics.median(py)
+        size = sum(len(b) for b in bodies)
+        base = (f"Python `json.loads` of the same 7 bodies ({size / 1e6:.1f} MB) alone: {py * 1000:.0f} ms; ours, a "
+                f"fresh process and 7 requests: {t * 1000:.0f} ms; `export` writing all {samples:,} as JSON lines: "
+                f"{t_export * 1000:.0f} ms")
+        return (f"7 days of intraday ({samples:,} samples): fetch and decode, vs Python (median of {runs})",
+                py / t, "x faster", (">=", 1.0), base)
+
     def chart_400_days(self):
         """A 400-day weight chart of the demo account as PNG (rasterize, filter, deflate) beside
         the same chart as SVG, each a fresh process writing to stdout."""
@@ -318,6 +358,36 @@ class _DailyFake:
         return json.dumps({"status": 0, "body": body}).encode()
 
 
+class _IntradayFake:
+    """getintradayactivity as a ScanWatch fills it: a sample a minute through each 24-hour window
+    asked for, heart rate in each, steps, calories, distance and duration in most, SpO2 every 15
+    minutes and HRV every 30. Keeps each body served, by window, for the Python baseline."""
+
+    def __init__(self):
+        self.served, self.samples = {}, {}
+
+    def answer(self, form):
+        lo, hi = int(form["startdate"]), int(form["enddate"])
+        if (lo, hi) in self.served:  # built once: the fake's own time is not ours to count
+            return self.served[(lo, hi)]
+        series = {}
+        for t in range(lo - lo % 60, hi + 1, 60):
+            m = t // 60
+            s = {"deviceid": "dd00dd00dd00dd00dd00dd00dd00dd00dd00dd00", "model": "ScanWatch", "model_id": 93,
+                 "heart_rate": 55 + m * 7 % 40}
+            if m % 3:
+                steps = m * 13 % 90
+                s.update(steps=steps, calories=round(steps * 0.041, 2), distance=round(steps * 0.74, 1), duration=60)
+            if m % 15 == 0:
+                s["spo2_auto"] = 95 + m % 4
+            if m % 30 == 0:
+                s.update(rmssd=30 + m % 25, sdnn1=40 + m % 25)
+            series[str(t)] = s
+        body = json.dumps({"status": 0, "body": {"series": series}}).encode()
+        self.served[(lo, hi)], self.samples[(lo, hi)] = body, len(series)
+        return body
+
+
 class _FakeWithings:
     """A loopback HTTP server that answers every POST with `answer(form)`, or with the same body."""
 
@@ -352,7 +422,7 @@ class _FakeWithings:
 
 
 ROWS = [Bench.cold_start, Bench.peak_rss, Bench.throughput, Bench.weekly_demo, Bench.ten_years_trend, Bench.ten_years_rss,
-        Bench.ten_years_list, Bench.chart_400_days, Bench.export_ten_years, Bench.export_rss_flat]
+        Bench.ten_years_list, Bench.intraday_week, Bench.chart_400_days, Bench.export_ten_years, Bench.export_rss_flat]
 
 
 def machine():
