@@ -3,32 +3,14 @@
 //! A group is one weigh-in, one blood-pressure reading, one ECG result…; each measure in it is
 //! `value × 10^unit` of one type code. Unknown type codes survive as `unknown_<code>`.
 //!
-//! JSON shape of a record ([`MeasureGroup::to_json`]); optional keys are omitted when absent:
-//!
-//! ```text
-//! { "grpid": 900000001,
-//!   "date": 1735715400,                          // epoch seconds of the measurement
-//!   "local_date": "2025-01-01", "local_time": "2025-01-01T08:10:00+01:00",
-//!   "timezone": "Europe/Paris",                  // the zone local_* are in (group's, body's or user's)
-//!   "created": 1735715460, "modified": 1735715460,
-//!   "category": 1, "category_name": "real",      // 2 = "objective" (a goal)
-//!   "attrib": 0, "attrib_name": "device",        // see ATTRIBS
-//!   "ambiguous": false, "manual": false,
-//!   "model": "Body Cardio", "modelid": 6, "deviceid": "…", "hash_deviceid": "…",
-//!   "measures": [ { "type": 1, "name": "weight", "unit": "kg", "value": 72.45,
-//!                   "raw_value": 72450, "raw_unit": -3,
-//!                   "position": 12, "position_name": "torso",      // segmental only
-//!                   "classification": "negative" } ],              // types 130/139 only
-//!   …any unknown upstream group field, passed through… }
-//! ```
+//! A list tool shows a group as `tools::records::measures::GroupOut`.
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::domain::fields::{self, Extra, put};
-use crate::domain::time::{Instant, Zones, format_local};
-use crate::value::json;
+use crate::domain::fields::{self, Extra};
+use crate::domain::time::Instant;
 
 /// Whether a measure type is a quantity or a coded classification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,24 +246,6 @@ impl Measure {
     fn raw_value_scaled(&self) -> Option<i64> {
         (self.value.fract() == 0.0).then_some(self.value as i64)
     }
-
-    /// The measure as JSON (see the module docs).
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("type".into(), json!(self.code));
-        m.insert("name".into(), json!(self.name()));
-        m.insert("unit".into(), json!(self.unit()));
-        m.insert("value".into(), fields::number(self.value));
-        m.insert("raw_value".into(), json!(self.raw_value));
-        m.insert("raw_unit".into(), json!(self.raw_unit));
-        put(&mut m, "position", self.position);
-        put(&mut m, "position_name", self.position.and_then(position_name));
-        put(&mut m, "classification", self.classification());
-        if let Some(extra) = &self.extra {
-            fields::merge_extra(&mut m, extra);
-        }
-        Value::Object(m)
-    }
 }
 
 /// One decoded measure group.
@@ -305,7 +269,8 @@ pub struct MeasureGroup {
     pub extra: Extra,
 }
 
-const GROUP_KEYS: &[&str] = &[
+/// The group fields read by [`decode_measure_group`]; the list tools pass the others through.
+pub const GROUP_KEYS: &[&str] = &[
     "grpid",
     "date",
     "created",
@@ -344,35 +309,6 @@ impl MeasureGroup {
     /// The first value of a type code.
     pub fn value(&self, code: i64) -> Option<f64> {
         self.measure(code).map(|m| m.value)
-    }
-
-    /// The record as JSON, with local date and time in the group's zone (else the user's).
-    pub fn to_json(&self, zones: &Zones) -> Value {
-        let zone = zones.for_record(self.timezone.as_deref());
-        let mut m = Map::new();
-        put(&mut m, "grpid", self.grpid);
-        put(&mut m, "date", self.date.map(|t| t.0));
-        put(&mut m, "local_date", self.date.map(|t| zone.local_date(t).to_string()));
-        put(&mut m, "local_time", self.date.map(|t| format_local(t, zone)));
-        m.insert("timezone".into(), json!(zone.name()));
-        put(&mut m, "created", self.created.map(|t| t.0));
-        put(&mut m, "modified", self.modified.map(|t| t.0));
-        put(&mut m, "category", self.category);
-        put(&mut m, "category_name", self.category.and_then(category_name));
-        put(&mut m, "attrib", self.attrib);
-        put(&mut m, "attrib_name", self.attrib.and_then(attrib_name));
-        m.insert("ambiguous".into(), json!(self.ambiguous()));
-        m.insert("manual".into(), json!(self.manual()));
-        put(&mut m, "model", self.model.clone());
-        put(&mut m, "modelid", self.modelid);
-        put(&mut m, "deviceid", self.deviceid.clone());
-        put(&mut m, "hash_deviceid", self.hash_deviceid.clone());
-        put(&mut m, "comment", self.comment.clone());
-        m.insert("measures".into(), Value::Array(self.measures.iter().map(Measure::to_json).collect()));
-        if let Some(extra) = &self.extra {
-            fields::merge_extra(&mut m, extra);
-        }
-        Value::Object(m)
     }
 }
 
@@ -423,18 +359,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::domain::time::Zone;
-
     fn body(fixture: &str) -> Value {
         let v: Value = serde_json::from_str(fixture).unwrap();
         v["body"].clone()
-    }
-
-    /// Paris rules without reading files (the footer rule of the real zone).
-    fn zones() -> Zones {
-        let mut z = Zones::new(Zone::utc());
-        z.insert(Zone::from_posix("CET-1CEST,M3.5.0,M10.5.0/3").unwrap().renamed("Europe/Paris"));
-        z
     }
 
     #[test]
@@ -462,19 +389,6 @@ mod tests {
         for (m, (code, name, unit, value)) in g.measures.iter().zip(want) {
             assert_eq!((m.code, m.name().as_ref(), m.unit(), m.value), (code, name, unit, value));
         }
-        let j = g.to_json(&zones());
-        assert_eq!(j["local_date"], "2025-01-01");
-        assert_eq!(j["local_time"], "2025-01-01T08:10:00+01:00");
-        assert_eq!(j["timezone"], "Europe/Paris");
-        assert_eq!(j["attrib_name"], "device");
-        assert_eq!(j["category_name"], "real");
-        assert_eq!(j["ambiguous"], false);
-        assert_eq!(
-            j["measures"][0],
-            json!({"type":1,"name":"weight","unit":"kg","value":72.45,"raw_value":72450,"raw_unit":-3})
-        );
-        // The value serialises without float noise.
-        assert_eq!(serde_json::to_string(&j["measures"][1]["value"]).unwrap(), "21.875");
         let bp = &groups[1];
         assert_eq!((bp.value(9), bp.value(10), bp.value(11)), (Some(78.0), Some(121.0), Some(66.0)));
     }
@@ -494,9 +408,6 @@ mod tests {
         assert_eq!(ecg.value(135), Some(0.096));
         assert_eq!(ecg.measure(137).map(|m| m.name()), Some(Cow::Borrowed("qt_interval")));
         assert_eq!(ecg.measure(138).map(|m| m.name()), Some(Cow::Borrowed("qtc_interval")));
-        let j = ecg.to_json(&Zones::new(Zone::utc()));
-        assert_eq!(j["measures"][0]["classification"], "negative");
-        assert_eq!(j["measures"][1].get("classification"), None);
     }
 
     #[test]
@@ -546,16 +457,6 @@ mod tests {
         for (v, u, want) in cases {
             assert_eq!(decode_value(v, u), want, "{v}e{u}");
         }
-        // The infinite case becomes null in JSON rather than an invalid number.
-        let m = Measure {
-            code: 1,
-            raw_value: 1,
-            raw_unit: 300,
-            value: decode_value(1, 400),
-            position: None,
-            extra: None,
-        };
-        assert_eq!(m.to_json()["value"], Value::Null);
     }
 
     #[test]
@@ -567,17 +468,9 @@ mod tests {
         assert_eq!(g.measures.len(), 1);
         let m = &g.measures[0];
         assert_eq!((m.name().as_ref(), m.unit(), m.value), ("unknown_9999", "", 0.5));
-        let j = g.to_json(&Zones::new(Zone::fixed(7200)));
-        assert_eq!(j["timezone"], "+02:00");
-        assert_eq!(j["measures"][0]["type"], 9999);
-        assert_eq!(j["measures"][0]["quality"], 3);
-        assert_eq!(j["probability"], 0.4);
-        assert_eq!(j.get("local_date"), None);
         // A record missing every optional field.
         let empty = decode_measure_group(&json!({}), None);
         assert_eq!(empty, MeasureGroup::default());
-        let j = empty.to_json(&Zones::new(Zone::utc()));
-        assert_eq!(j, json!({"timezone": "UTC", "ambiguous": false, "manual": false, "measures": []}));
         assert!(decode_measure_groups(&json!({"measuregrps": null})).is_empty());
     }
 

@@ -12,14 +12,14 @@ use crate::domain::fields;
 use crate::domain::measures;
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
-use crate::domain::privacy::{self, Domain, PrivacyMode};
+use crate::domain::privacy::PrivacyMode;
 use crate::domain::time::{self, CivilDate, Range, Zone, Zones};
-use crate::domain::units::{self, Units};
-use crate::store;
+use crate::domain::units::Units;
 use crate::store::config::Config;
 use crate::tools::list_out::{self, ListOut, UpstreamOut};
 use crate::tools::records::activity::ActivityOut;
 use crate::tools::records::heart::HeartOut;
+use crate::tools::records::measures::GroupOut;
 use crate::tools::records::sleep::{NightOut, SegmentOut};
 use crate::tools::records::workouts::WorkoutOut;
 use crate::tools::records::{self, Listed};
@@ -77,9 +77,7 @@ enum DateStyle {
 struct Spec {
     path: &'static str,
     action: &'static str,
-    list_key: &'static str,
     style: DateStyle,
-    domain: Domain,
     /// Days covered when `after` is not given.
     default_days: i64,
     /// Extra fixed upstream parameters.
@@ -92,9 +90,7 @@ struct Spec {
 const MEASURES: Spec = Spec {
     path: "/measure",
     action: "getmeas",
-    list_key: "measuregrps",
     style: DateStyle::Epoch,
-    domain: Domain::Measures,
     default_days: 30,
     // Real measurements only: category 2 is a user's goal, not a reading.
     fixed: &[("category", "1")],
@@ -105,9 +101,7 @@ const MEASURES: Spec = Spec {
 const HEART: Spec = Spec {
     path: "/v2/heart",
     action: "list",
-    list_key: "series",
     style: DateStyle::Epoch,
-    domain: Domain::Heart,
     default_days: 90,
     fixed: &[],
     noun: "heart records",
@@ -117,9 +111,7 @@ const HEART: Spec = Spec {
 const ACTIVITY: Spec = Spec {
     path: "/v2/measure",
     action: "getactivity",
-    list_key: "activities",
     style: DateStyle::Ymd,
-    domain: Domain::Activity,
     default_days: 30,
     fixed: &[("data_fields", ACTIVITY_FIELDS)],
     noun: "activity days",
@@ -129,9 +121,7 @@ const ACTIVITY: Spec = Spec {
 const WORKOUTS: Spec = Spec {
     path: "/v2/measure",
     action: "getworkouts",
-    list_key: "series",
     style: DateStyle::Ymd,
-    domain: Domain::Workouts,
     default_days: 30,
     fixed: &[("data_fields", WORKOUT_FIELDS)],
     noun: "workouts",
@@ -141,9 +131,7 @@ const WORKOUTS: Spec = Spec {
 const SLEEP_SUMMARY: Spec = Spec {
     path: "/v2/sleep",
     action: "getsummary",
-    list_key: "series",
     style: DateStyle::Ymd,
-    domain: Domain::SleepSummary,
     default_days: 30,
     fixed: &[("data_fields", SLEEP_SUMMARY_FIELDS)],
     noun: "sleeps",
@@ -153,9 +141,7 @@ const SLEEP_SUMMARY: Spec = Spec {
 const SLEEP_DETAIL: Spec = Spec {
     path: "/v2/sleep",
     action: "get",
-    list_key: "series",
     style: DateStyle::Epoch,
-    domain: Domain::SleepDetail,
     default_days: 1,
     fixed: &[("data_fields", SLEEP_DETAIL_FIELDS)],
     noun: "sleep segments",
@@ -320,7 +306,9 @@ fn list_output_schema() -> Value {
 fn list_measures(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let filter = measure_filter(args)?;
     list(ctx, args, &MEASURES, &|rows, tz, zones, s| {
-        untyped(ctx, &MEASURES, rows, tz, zones, s, decode_measures, measure_line, &|rec| filter.keeps(rec))
+        let endpoint = format!("{} {}", MEASURES.path, MEASURES.action);
+        let keep = |g: &GroupOut| filter.keeps(g);
+        records::records::<GroupOut>(&ctx.env, &endpoint, rows, tz, zones, s.privacy, s.units, &keep)
     })
 }
 
@@ -358,11 +346,8 @@ fn decode_rows(
     zones: &mut Zones,
     s: &Settings,
 ) -> Result<Vec<(Value, String)>> {
-    let all = &|_: &Value| true;
     match source {
-        Source::Measures => {
-            untyped(ctx, &MEASURES, rows, body_zone, zones, s, decode_measures, measure_line, all)
-        }
+        Source::Measures => typed::<GroupOut>(ctx, &MEASURES, rows, body_zone, zones, s),
         Source::Heart => typed::<HeartOut>(ctx, &HEART, rows, body_zone, zones, s),
         Source::Activity => typed::<ActivityOut>(ctx, &ACTIVITY, rows, body_zone, zones, s),
         Source::Workouts => typed::<WorkoutOut>(ctx, &WORKOUTS, rows, body_zone, zones, s),
@@ -385,39 +370,6 @@ fn typed<L: Listed>(
 ) -> Result<Vec<(Value, String)>> {
     let endpoint = format!("{} {}", spec.path, spec.action);
     records::records::<L>(&ctx.env, &endpoint, rows, body_zone, zones, s.privacy, s.units, &|_| true)
-}
-
-/// Decodes one page body into (upstream record, structured record) pairs.
-type UntypedDecode = fn(&Value, &Zones) -> Vec<(Value, Value)>;
-
-/// The domains not yet read typed: rows become JSON, then the domain decoders' JSON.
-#[allow(clippy::too_many_arguments)]
-fn untyped(
-    ctx: &Ctx,
-    spec: &Spec,
-    rows: &[Box<RawValue>],
-    body_zone: Option<&str>,
-    zones: &mut Zones,
-    s: &Settings,
-    decode: UntypedDecode,
-    line: fn(&Value, Units) -> String,
-    keep: &dyn Fn(&Value) -> bool,
-) -> Result<Vec<(Value, String)>> {
-    let rows = parse_rows(spec, rows)?;
-    let names = record_zone_names(&rows, body_zone);
-    store::zones::add_record_zones(&ctx.env, zones, names.iter().map(String::as_str));
-    let body = body_of(spec, rows, body_zone.map(str::to_string));
-    // Each line is read from the decoded record, whatever the privacy mode: a raw record has
-    // Withings' keys, not ours, and a summary one lacks the display values.
-    Ok(decode(&body, zones)
-        .into_iter()
-        .filter(|(_, structured)| keep(structured))
-        .map(|(raw, structured)| {
-            let structured = with_units(structured, s.units);
-            let line = line(&structured, s.units);
-            (privacy::apply(s.privacy, spec.domain, &raw, structured), line)
-        })
-        .collect())
 }
 
 /// Rows delimited while paging, as JSON trees.
@@ -678,16 +630,6 @@ fn spec_of(source: Source) -> &'static Spec {
     }
 }
 
-/// A body as the domain decoders read it: the rows under the list key, and the body's zone.
-fn body_of(spec: &Spec, rows: Vec<Value>, timezone: Option<String>) -> Value {
-    let mut body = Map::new();
-    if let Some(tz) = timezone {
-        body.insert("timezone".into(), Value::String(tz));
-    }
-    body.insert(spec.list_key.into(), Value::Array(rows));
-    Value::Object(body)
-}
-
 /// Rows fetched for one list call.
 pub struct Fetched<T> {
     pub rows: Vec<T>,
@@ -811,50 +753,6 @@ pub fn range_out(range: &Range, zone: &Zone) -> WindowOut {
     }
 }
 
-/// Every distinct `timezone` named by the rows or the body, so each record's local times use
-/// its own zone (a travel week stays in the zone it was lived in).
-fn record_zone_names(rows: &[Value], body_zone: Option<&str>) -> Vec<String> {
-    let mut names: Vec<String> = rows
-        .iter()
-        .filter_map(|r| r.get("timezone").and_then(Value::as_str))
-        .chain(body_zone)
-        .map(str::to_string)
-        .collect();
-    crate::sort::ascending(&mut names);
-    names.dedup();
-    names
-}
-
-fn decode_measures(body: &Value, zones: &Zones) -> Vec<(Value, Value)> {
-    let raws = match body.get("measuregrps") {
-        Some(Value::Array(items)) => items.clone(),
-        _ => Vec::new(),
-    };
-    let decoded = measures::decode_measure_groups(body);
-    raws.into_iter().zip(decoded).map(|(raw, g)| (raw, g.to_json(zones))).collect()
-}
-
-/// Adds unit-converted values: every measure keeps its SI `value`/`unit` and gains `display`
-/// (e.g. "159.7 lb").
-fn with_units(mut rec: Value, units: Units) -> Value {
-    if let Some(list) = rec.get_mut("measures").and_then(Value::as_array_mut) {
-        for m in list {
-            let (Some(v), Some(u)) =
-                (m.get("value").and_then(Value::as_f64), m.get("unit").and_then(Value::as_str))
-            else {
-                continue;
-            };
-            let decimals = if u == "kg" || u == "°C" { 1 } else { 2 };
-            if let (Some(text), Some(obj)) =
-                (units::format_quantity(v, u, units, decimals), m.as_object_mut())
-            {
-                obj.insert("display".into(), json!(text));
-            }
-        }
-    }
-    rec
-}
-
 /// Which body-measure groups to keep.
 struct MeasureFilter {
     types: Vec<i64>,
@@ -862,19 +760,13 @@ struct MeasureFilter {
 }
 
 impl MeasureFilter {
-    fn keeps(&self, rec: &Value) -> bool {
-        let flag = |k: &str| rec.get(k).and_then(Value::as_bool).unwrap_or(false);
+    fn keeps(&self, g: &GroupOut) -> bool {
         let attrib_ok = match self.attrib.as_str() {
-            "owner" => !flag("ambiguous"),
-            "device" => !flag("ambiguous") && !flag("manual"),
+            "owner" => !g.ambiguous(),
+            "device" => !g.ambiguous() && !g.manual(),
             _ => true,
         };
-        let types_ok = self.types.is_empty()
-            || rec.get("measures").and_then(Value::as_array).is_some_and(|ms| {
-                ms.iter()
-                    .any(|m| m.get("type").and_then(Value::as_i64).is_some_and(|t| self.types.contains(&t)))
-            });
-        attrib_ok && types_ok
+        attrib_ok && g.has_type(&self.types)
     }
 }
 
@@ -922,87 +814,9 @@ fn title_case(s: &str) -> String {
     }
 }
 
-fn text<'a>(rec: &'a Value, key: &str) -> &'a str {
-    rec.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn num(rec: &Value, key: &str) -> Option<f64> {
-    rec.get(key).and_then(Value::as_f64)
-}
-
-/// `when` for records that may lack local times (summary mode keeps few fields).
-fn when(rec: &Value, local: &str, date: &str) -> String {
-    match (rec.get(local).and_then(Value::as_str), rec.get(date)) {
-        (Some(t), _) => t.replace('T', " "),
-        (None, Some(Value::String(d))) => d.clone(),
-        (None, Some(v)) => v.to_string(),
-        (None, None) => "(no date)".to_string(),
-    }
-}
-
-fn measure_line(rec: &Value, _units: Units) -> String {
-    let measures = rec.get("measures").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    // Blood pressure reads as one quantity, 121/77 mmHg, where the systolic value was.
-    let bp_value =
-        |name: &str| measures.iter().find(|m| text(m, "name") == name).and_then(|m| num(m, "value"));
-    let bp = bp_value("systolic_bp").zip(bp_value("diastolic_bp"));
-    let parts: Vec<String> = measures
-        .iter()
-        .filter_map(|m| match (text(m, "name"), bp) {
-            ("systolic_bp", Some((s, d))) => Some(Err(format!("blood pressure {s}/{d} mmHg"))),
-            ("diastolic_bp", Some(_)) => None,
-            _ => Some(Ok(m)),
-        })
-        .map(|m| {
-            let m = match m {
-                Ok(m) => m,
-                Err(bp) => return bp,
-            };
-            let mut name = text(m, "name").replace('_', " ");
-            // A segmental measure names its body part, as the JSON does.
-            if let Some(p) = m.get("position_name").and_then(Value::as_str) {
-                name.push_str(&format!(" ({})", p.replace('_', " ")));
-            }
-            // A classification (AFib) reads as its name, not as its code.
-            let value = match (m.get("display"), m.get("classification")) {
-                (Some(Value::String(d)), _) => d.to_string(),
-                (_, Some(Value::String(c))) => c.replace('_', " "),
-                _ => match (num(m, "value"), text(m, "unit")) {
-                    (Some(v), u) => format!("{} {u}", units::fmt_num(v, 2)).trim_end().to_string(),
-                    (None, _) => String::new(),
-                },
-            };
-            format!("{name} {value}")
-        })
-        .collect();
-    let mut flags = Vec::new();
-    if rec.get("ambiguous") == Some(&Value::Bool(true)) {
-        flags.push("possibly a guest");
-    }
-    if rec.get("manual") == Some(&Value::Bool(true)) {
-        flags.push("manual entry");
-    }
-    let flags = match flags.is_empty() {
-        true => String::new(),
-        false => format!(" ({})", flags.join(", ")),
-    };
-    format!("{}: {}{flags}", when(rec, "local_time", "date"), parts.join(", "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn measure_lines_name_body_parts_and_classifications() {
-        let rec = crate::value::json!({"local_time": "2026-03-01T08:00:00+01:00", "measures": [
-            {"name": "muscle_mass", "value": 3.1, "unit": "kg", "position": 2, "position_name": "left_arm"},
-            {"name": "afib_result", "value": 8, "classification": "inconclusive_us"}]});
-        assert_eq!(
-            measure_line(&rec, Units::Metric),
-            "2026-03-01 08:00:00+01:00: muscle mass (left arm) 3.1 kg, afib result inconclusive us"
-        );
-    }
 
     #[test]
     fn sleep_summaries_ask_for_every_field_they_read() {

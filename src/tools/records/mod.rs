@@ -7,6 +7,7 @@
 
 pub mod activity;
 pub mod heart;
+pub mod measures;
 pub mod sleep;
 pub mod workouts;
 
@@ -39,6 +40,9 @@ pub trait Listed: Serialize + Sized {
     fn passes(key: &str, value: &Value) -> bool;
     /// The zone the record names, if any.
     fn zone(rec: &Kept<Self>) -> Option<&str>;
+    /// Gives the record the zone the answer gave its rows (getmeas' body `timezone`) when it
+    /// names none.
+    fn set_body_zone(_rec: &mut Kept<Self>, _body_zone: Option<&str>) {}
     /// The record shown with local times from `zones`, in `units`.
     fn new(rec: &Kept<Self>, zones: &Zones, units: Units) -> Self;
     /// One markdown line.
@@ -66,7 +70,9 @@ pub fn records<L: Listed>(
     for r in rows {
         let row = serde_json::from_str::<L::Wire>(r.get())
             .map_err(|e| Error::json(format!("withings {endpoint}"), e))?;
-        decoded.push(row.keep());
+        let mut kept = row.keep();
+        L::set_body_zone(&mut kept, body_zone);
+        decoded.push(kept);
     }
     let names = decoded.iter().filter_map(L::zone).chain(body_zone);
     crate::store::zones::add_record_zones(env, zones, names);

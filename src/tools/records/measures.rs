@@ -1,0 +1,414 @@
+//! Body-measure groups (a weigh-in, a blood-pressure reading…). Optional keys are omitted when
+//! absent; group fields we do not read follow in structured mode, and a measure's own unknown
+//! fields follow its known ones:
+//!
+//! ```text
+//! { "grpid": 910000000, "date": 1772345400, "local_date": "2026-03-01",
+//!   "local_time": "2026-03-01T07:10:00+01:00", "timezone": "Europe/Paris",
+//!   "created": 1772345460, "modified": 1772345460, "category": 1, "category_name": "real",
+//!   "attrib": 0, "attrib_name": "device", "ambiguous": false, "manual": false,
+//!   "model": "Body Comp", "modelid": 13, "comment": "…",
+//!   "measures": [{"type": 1, "name": "weight", "unit": "kg", "value": 72.45,
+//!                 "raw_value": 72450, "raw_unit": -3, "position": 2, "position_name": "left_arm",
+//!                 "classification": "…", "display": "72.5 kg"}] }
+//! ```
+
+use std::borrow::Cow;
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+use crate::domain::measures::{
+    GROUP_KEYS, Measure, MeasureGroup, attrib_name, category_name, decode_measure_group, position_name,
+};
+use crate::domain::privacy::Domain;
+use crate::domain::time::{Zones, format_local};
+use crate::domain::units::{self, Units};
+use crate::tools::records::{Kept, Listed, when};
+use crate::withings::wire::Row;
+
+/// A measure group as a list record.
+#[derive(Debug, Serialize)]
+pub struct GroupOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grpid: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    local_date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    local_time: Option<String>,
+    timezone: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    created: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modified: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category_name: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attrib: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attrib_name: Option<&'static str>,
+    ambiguous: bool,
+    manual: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modelid: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comment: Option<String>,
+    measures: Vec<MeasureOut>,
+}
+
+/// One measure of a group: ours first, then its unknown upstream fields (never over ours), then
+/// the value in the user's units.
+#[derive(Debug)]
+struct MeasureOut {
+    code: i64,
+    name: Cow<'static, str>,
+    unit: &'static str,
+    value: f64,
+    raw_value: i64,
+    raw_unit: i32,
+    position: Option<i64>,
+    position_name: Option<&'static str>,
+    classification: Option<&'static str>,
+    extra: Option<Map<String, Value>>,
+    display: Option<String>,
+}
+
+impl Serialize for MeasureOut {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("type", &self.code)?;
+        m.serialize_entry("name", &self.name)?;
+        m.serialize_entry("unit", self.unit)?;
+        m.serialize_entry("value", &self.value)?;
+        m.serialize_entry("raw_value", &self.raw_value)?;
+        m.serialize_entry("raw_unit", &self.raw_unit)?;
+        if let Some(p) = self.position {
+            m.serialize_entry("position", &p)?;
+        }
+        if let Some(p) = self.position_name {
+            m.serialize_entry("position_name", p)?;
+        }
+        if let Some(c) = self.classification {
+            m.serialize_entry("classification", c)?;
+        }
+        for (k, v) in self.extra.iter().flatten() {
+            if !self.has(k) {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        if let Some(d) = &self.display {
+            m.serialize_entry("display", d)?;
+        }
+        m.end()
+    }
+}
+
+impl MeasureOut {
+    /// True for a key this measure shows itself: an unknown upstream field of the same name is
+    /// not shown over it.
+    fn has(&self, key: &str) -> bool {
+        match key {
+            "type" | "name" | "unit" | "value" | "raw_value" | "raw_unit" => true,
+            "position" => self.position.is_some(),
+            "position_name" => self.position_name.is_some(),
+            "classification" => self.classification.is_some(),
+            "display" => self.display.is_some(),
+            _ => false,
+        }
+    }
+
+    fn new(m: &Measure, units: Units) -> MeasureOut {
+        let unit = m.unit();
+        let decimals = if unit == "kg" || unit == "°C" { 1 } else { 2 };
+        MeasureOut {
+            code: m.code,
+            name: m.name(),
+            unit,
+            value: m.value,
+            raw_value: m.raw_value,
+            raw_unit: m.raw_unit,
+            position: m.position,
+            position_name: m.position.and_then(position_name),
+            classification: m.classification(),
+            extra: m.extra.as_deref().cloned(),
+            // JSON has no NaN: a value that is not finite is `null`, with nothing to display.
+            display: units::format_quantity(m.value, unit, units, decimals).filter(|_| m.value.is_finite()),
+        }
+    }
+
+    /// "weight 72.5 kg", "muscle mass (left arm) 3.1 kg", "afib result negative".
+    fn part(&self) -> String {
+        let mut name = self.name.replace('_', " ");
+        // A segmental measure names its body part, as the JSON does.
+        if let Some(p) = self.position_name {
+            name.push_str(&format!(" ({})", p.replace('_', " ")));
+        }
+        // A classification (AFib) reads as its name, not as its code.
+        let value = match (&self.display, self.classification) {
+            (Some(d), _) => d.clone(),
+            (None, Some(c)) => c.replace('_', " "),
+            (None, None) if self.value.is_finite() => {
+                format!("{} {}", units::fmt_num(self.value, 2), self.unit).trim_end().to_string()
+            }
+            (None, None) => String::new(),
+        };
+        format!("{name} {value}")
+    }
+}
+
+/// A getmeas group read whole for the list tools: every field Withings documents, and the
+/// unknown ones of each measure (the group's pass through from the row itself).
+pub struct MeasGroupRow(MeasureGroup);
+
+impl<'de> Deserialize<'de> for MeasGroupRow {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MeasGroupRow, D::Error> {
+        // Only the rows a list returns are read this way (at most a few hundred).
+        Ok(MeasGroupRow(decode_measure_group(&Value::deserialize(d)?, None)))
+    }
+}
+
+impl Row for MeasGroupRow {
+    type Kept = MeasureGroup;
+    fn keep(self) -> MeasureGroup {
+        self.0
+    }
+}
+
+impl GroupOut {
+    /// True when the group has a measure of one of `types` (any, when `types` is empty).
+    pub fn has_type(&self, types: &[i64]) -> bool {
+        types.is_empty() || self.measures.iter().any(|m| types.contains(&m.code))
+    }
+
+    pub fn ambiguous(&self) -> bool {
+        self.ambiguous
+    }
+
+    pub fn manual(&self) -> bool {
+        self.manual
+    }
+}
+
+impl Listed for GroupOut {
+    type Wire = MeasGroupRow;
+    const DOMAIN: Domain = Domain::Measures;
+
+    fn passes(key: &str, _: &Value) -> bool {
+        !GROUP_KEYS.contains(&key)
+    }
+
+    fn zone(g: &MeasureGroup) -> Option<&str> {
+        g.timezone.as_deref()
+    }
+
+    /// A group without a zone of its own is in the zone the answer gave its groups.
+    fn set_body_zone(g: &mut MeasureGroup, body_zone: Option<&str>) {
+        if g.timezone.is_none() {
+            g.timezone = body_zone.map(str::to_string);
+        }
+    }
+
+    /// Local times in the group's own zone, else the user's.
+    fn new(g: &Kept<Self>, zones: &Zones, units: Units) -> GroupOut {
+        let zone = zones.for_record(g.timezone.as_deref());
+        GroupOut {
+            grpid: g.grpid,
+            date: g.date.map(|t| t.0),
+            local_date: g.date.map(|t| zone.local_date(t).to_string()),
+            local_time: g.date.map(|t| format_local(t, zone)),
+            timezone: zone.name().to_string(),
+            created: g.created.map(|t| t.0),
+            modified: g.modified.map(|t| t.0),
+            category: g.category,
+            category_name: g.category.and_then(category_name),
+            attrib: g.attrib,
+            attrib_name: g.attrib.and_then(attrib_name),
+            ambiguous: g.ambiguous(),
+            manual: g.manual(),
+            model: g.model.clone(),
+            modelid: g.modelid,
+            comment: g.comment.clone(),
+            measures: g.measures.iter().map(|m| MeasureOut::new(m, units)).collect(),
+        }
+    }
+
+    fn line(&self, _: Units) -> String {
+        let ms = &self.measures;
+        // Blood pressure reads as one quantity, 121/77 mmHg, where the systolic value was.
+        let bp_value =
+            |name: &str| ms.iter().find(|m| m.name == name).map(|m| m.value).filter(|v| v.is_finite());
+        let bp = bp_value("systolic_bp").zip(bp_value("diastolic_bp"));
+        let parts: Vec<String> = ms
+            .iter()
+            .filter_map(|m| match (m.name.as_ref(), bp) {
+                ("systolic_bp", Some((s, d))) => Some(format!("blood pressure {s}/{d} mmHg")),
+                ("diastolic_bp", Some(_)) => None,
+                _ => Some(m.part()),
+            })
+            .collect();
+        let flags: Vec<&str> = [(self.ambiguous, "possibly a guest"), (self.manual, "manual entry")]
+            .into_iter()
+            .filter_map(|(on, flag)| on.then_some(flag))
+            .collect();
+        let flags = match flags.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", flags.join(", ")),
+        };
+        let when = when(self.local_time.as_deref(), self.date.map(|t| t.to_string()));
+        format!("{when}: {}{flags}", parts.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use serde_json::value::RawValue;
+
+    use super::*;
+    use crate::domain::measures::decode_measure_groups;
+    use crate::domain::privacy::PrivacyMode;
+    use crate::domain::time::Zone;
+    use crate::store::config::Env;
+    use crate::tools::records::records;
+
+    fn groups(fixture: &str) -> Vec<MeasureGroup> {
+        let v: Value = serde_json::from_str(fixture).unwrap();
+        decode_measure_groups(&v["body"])
+    }
+
+    fn shown(g: &MeasureGroup, zones: &Zones) -> Value {
+        serde_json::to_value(GroupOut::new(g, zones, Units::Metric)).unwrap()
+    }
+
+    /// The list tool's view of one upstream row in a privacy mode, with its line.
+    fn view(row: Value, mode: PrivacyMode, zones: &mut Zones) -> (Value, String) {
+        let rows = vec![RawValue::from_string(row.to_string()).unwrap()];
+        let all = |_: &GroupOut| true;
+        records::<GroupOut>(&Env::default(), "", &rows, None, zones, mode, Units::Metric, &all)
+            .unwrap()
+            .remove(0)
+    }
+
+    #[test]
+    fn records_from_the_fixtures() {
+        let mut zones = Zones::new(Zone::utc());
+        zones.insert(Zone::from_posix("CET-1CEST,M3.5.0,M10.5.0/3").unwrap().renamed("Europe/Paris"));
+        let page1 = groups(include_str!("../../../fixtures/withings/measure_getmeas_page1.json"));
+        let j = shown(&page1[0], &zones);
+        assert_eq!(
+            (&j["local_date"], &j["local_time"], &j["timezone"]),
+            (&json!("2025-01-01"), &json!("2025-01-01T08:10:00+01:00"), &json!("Europe/Paris"))
+        );
+        assert_eq!(
+            (&j["attrib_name"], &j["category_name"], &j["ambiguous"]),
+            (&json!("device"), &json!("real"), &json!(false))
+        );
+        assert_eq!(
+            j["measures"][0],
+            json!({"type":1,"name":"weight","unit":"kg","value":72.45,"raw_value":72450,"raw_unit":-3,"display":"72.5 kg"})
+        );
+        // The value serialises without float noise.
+        assert_eq!(serde_json::to_string(&j["measures"][1]["value"]).unwrap(), "21.875");
+        let page2 = groups(include_str!("../../../fixtures/withings/measure_getmeas_page2_last.json"));
+        let ecg = shown(&page2[1], &Zones::new(Zone::utc()));
+        assert_eq!(ecg["measures"][0]["classification"], "negative");
+        assert_eq!(ecg["measures"][1].get("classification"), None);
+    }
+
+    #[test]
+    fn unknown_types_fields_and_missing_ones() {
+        let row = json!({"measures": [{"value": 5, "type": 9999, "unit": -1, "quality": 3, "name": "theirs"},
+                                      {"type": 1}, {"value": 1}], "probability": 0.4});
+        let mut zones = Zones::new(Zone::fixed(7200));
+        let (j, line) = view(row, PrivacyMode::Structured, &mut zones);
+        assert_eq!(j["timezone"], "+02:00");
+        assert_eq!(
+            j["measures"],
+            json!([{"type": 9999, "name": "unknown_9999", "unit": "", "value": 0.5, "raw_value": 5, "raw_unit": -1,
+                    "quality": 3, "display": "0.5"}]),
+            "an unknown measure field follows ours, never over them"
+        );
+        assert_eq!((&j["probability"], j.get("local_date")), (&json!(0.4), None));
+        assert_eq!(line, "(no date): unknown 9999 0.5");
+        let (empty, _) = view(json!({}), PrivacyMode::Structured, &mut Zones::new(Zone::utc()));
+        assert_eq!(empty, json!({"timezone": "UTC", "ambiguous": false, "manual": false, "measures": []}));
+        // A value too large for a float is null in JSON, with nothing to display.
+        let m = Measure {
+            code: 1,
+            raw_value: 1,
+            raw_unit: 300,
+            value: f64::INFINITY,
+            position: None,
+            extra: None,
+        };
+        let out = serde_json::to_value(MeasureOut::new(&m, Units::Metric)).unwrap();
+        assert_eq!((&out["value"], out.get("display")), (&Value::Null, None));
+    }
+
+    #[test]
+    fn each_privacy_mode_lets_out_what_it_says() {
+        let row = json!({"grpid": 1, "date": 0, "attrib": 1, "deviceid": "d", "new_field": 9, "access_token": "t",
+                         "measures": [{"value": 72450, "type": 1, "unit": -3, "algo": 0}]});
+        let mut zones = Zones::new(Zone::utc());
+        let (s, line) = view(row.clone(), PrivacyMode::Summary, &mut zones);
+        assert_eq!(s["measures"], json!([{"name": "weight", "value": 72.45, "unit": "kg"}]));
+        assert_eq!((&s["ambiguous"], s.get("new_field")), (&json!(true), None));
+        assert_eq!(line, "1970-01-01 00:00:00+00:00: weight 72.5 kg (possibly a guest)");
+        let (st, _) = view(row.clone(), PrivacyMode::Structured, &mut zones);
+        assert_eq!((&st["new_field"], st.get("deviceid"), st.get("access_token")), (&json!(9), None, None));
+        let (raw, _) = view(row, PrivacyMode::Raw, &mut zones);
+        assert_eq!(
+            (&raw["deviceid"], &raw["measures"][0]["algo"], raw.get("access_token")),
+            (&json!("d"), &json!(0), None)
+        );
+    }
+
+    #[test]
+    fn lines_name_body_parts_classifications_and_blood_pressure() {
+        let mut zones = Zones::new(Zone::fixed(3600));
+        let row = json!({"date": 1772348400, "attrib": 2, "measures": [
+            {"value": 31, "type": 175, "unit": -1, "position": 3}, {"value": 8, "type": 130, "unit": 0}]});
+        let (j, line) = view(row, PrivacyMode::Structured, &mut zones);
+        assert_eq!(j["measures"][1]["classification"], "inconclusive_us");
+        assert_eq!(
+            line,
+            "2026-03-01 08:00:00+01:00: muscle mass segment (left arm) 3.1 kg, afib result 8 (manual entry)"
+        );
+        let bp = json!({"date": 1772348400, "measures": [{"value": 121, "type": 10, "unit": 0},
+                        {"value": 77, "type": 9, "unit": 0}, {"value": 60, "type": 11, "unit": 0}]});
+        let (_, line) = view(bp, PrivacyMode::Summary, &mut zones);
+        assert_eq!(line, "2026-03-01 08:00:00+01:00: blood pressure 121/77 mmHg, heart pulse 60 bpm");
+    }
+
+    /// A group without a zone of its own is shown in the zone of the answer's body.
+    #[test]
+    fn the_body_zone_stands_in_for_a_missing_one() {
+        let rows = vec![RawValue::from_string(r#"{"date":0,"measures":[]}"#.into()).unwrap()];
+        let mut zones = Zones::new(Zone::utc());
+        zones.insert(Zone::fixed(7200).renamed("Somewhere/East"));
+        let all = |_: &GroupOut| true;
+        let (j, _) = records::<GroupOut>(
+            &Env::default(),
+            "",
+            &rows,
+            Some("Somewhere/East"),
+            &mut zones,
+            PrivacyMode::Structured,
+            Units::Metric,
+            &all,
+        )
+        .unwrap()
+        .remove(0);
+        assert_eq!(
+            (&j["timezone"], &j["local_time"]),
+            (&json!("Somewhere/East"), &json!("1970-01-01T02:00:00+02:00"))
+        );
+    }
+}
