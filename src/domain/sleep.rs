@@ -234,6 +234,26 @@ impl SleepNight {
     }
 }
 
+/// Sleep segments further apart than this belong to different sleeps.
+const SLEEP_GAP_SECS: i64 = 3600;
+
+/// Where the last night begins among sleep-detail segments (`(start, end)`, any order): the
+/// segments group into sleeps (a gap of over an hour starts another), and the night is the last
+/// sleep of at least [`NAP_MAX_SECS`] (a nap after it does not hide it), else the last sleep.
+pub fn last_night_start(spans: &[(Instant, Instant)]) -> Option<Instant> {
+    let mut spans = spans.to_vec();
+    crate::sort::by_key(&mut spans, |(s, _)| s.0);
+    let mut sleeps: Vec<(Instant, Instant)> = Vec::new();
+    for (s, e) in spans {
+        match sleeps.last_mut() {
+            Some(last) if s.0 - last.1.0 <= SLEEP_GAP_SECS => last.1 = Instant(last.1.0.max(e.0)),
+            _ => sleeps.push((s, e)),
+        }
+    }
+    let night = sleeps.iter().rev().find(|(s, e)| e.0 - s.0 >= NAP_MAX_SECS);
+    night.or(sleeps.last()).map(|(s, _)| *s)
+}
+
 /// True when `[start, end)` overlaps some local 22:00–07:00 window in `zone`.
 fn overlaps_night(start: Instant, end: Instant, zone: &Zone) -> bool {
     let (ls, le) = (zone.local_secs(start), zone.local_secs(end));
@@ -310,6 +330,21 @@ mod tests {
             assert_eq!(night(s, e).is_nap(&z), Some(nap), "{s}..{e}");
         }
         assert_eq!(SleepNight::default().is_nap(&z), None);
+    }
+
+    #[test]
+    fn the_last_night_starts_at_its_first_segment() {
+        let h = |x: f64| Instant((x * 3600.0) as i64);
+        // Hours from some midnight: the night before (22:30–06:30), last night from 23:02 with a
+        // 20-minute wake inside it, then an afternoon nap.
+        let before = [(h(-1.5), h(2.0)), (h(2.0), h(6.5))];
+        let night = [(h(23.0 + 2.0 / 60.0), h(26.0)), (h(26.0 + 1.0 / 3.0), h(31.0))];
+        let nap = [(h(38.0), h(39.0))];
+        let all: Vec<_> = [&nap[..], &night, &before].concat();
+        assert_eq!(last_night_start(&all), Some(h(23.0 + 2.0 / 60.0)));
+        assert_eq!(last_night_start(&[&before[..], &night].concat()), Some(h(23.0 + 2.0 / 60.0)));
+        assert_eq!(last_night_start(&nap), Some(h(38.0)), "only a nap: the nap");
+        assert_eq!(last_night_start(&[]), None);
     }
 
     #[test]

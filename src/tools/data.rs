@@ -13,6 +13,7 @@ use crate::domain::measures;
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
+use crate::domain::sleep;
 use crate::domain::time::{self, CivilDate, Range, Zone, Zones};
 use crate::domain::units::Units;
 use crate::store::config::Config;
@@ -142,7 +143,9 @@ const SLEEP_DETAIL: Spec = Spec {
     path: "/v2/sleep",
     action: "get",
     style: DateStyle::Epoch,
-    default_days: 1,
+    // Without `after`, the whole of the last night (`last_night`); two days keep the range
+    // resolvable at local midnight, before the night is looked for.
+    default_days: 2,
     fixed: &[("data_fields", SLEEP_DETAIL_FIELDS)],
     noun: "sleep segments",
     pages: false,
@@ -212,8 +215,8 @@ pub fn tools() -> Vec<Tool> {
             "withings_list_sleep",
             "Sleep detail",
             "Stage-by-stage sleep segments (awake, light, deep, REM) with heart-rate and breathing samples \
-             from Withings sleep `get`. Defaults to the last day; ranges over 7 days are fetched in 7-day \
-             windows.",
+             from Withings sleep `get`. Defaults to the whole of the last night; ranges over 7 days are \
+             fetched in 7-day windows.",
             json!({}),
             list_sleep_detail,
         ),
@@ -703,7 +706,12 @@ fn fetch_windows<R: Row>(
             }
             Err(e) => return Err(e),
         };
-        let items = page.rows;
+        let mut items = page.rows;
+        // Withings answers with every segment that overlaps the window: one that crosses an edge
+        // comes in both windows, and belongs to the earlier one.
+        if i > 0 {
+            items.retain(|r| R::start(r).is_none_or(|t| t >= start.0));
+        }
         timezone = page.timezone;
         let from = skip.min(items.len());
         skip -= from;
@@ -719,14 +727,32 @@ fn fetch_windows<R: Row>(
     Ok(Fetched { rows, has_more: next.is_some(), next_offset: next, timezone, budget_spent })
 }
 
+/// How far back sleep detail looks for the last night when no `after` is given.
+const LAST_NIGHT_LOOKBACK_SECS: i64 = 36 * 3600;
+
+/// Sleep detail's default range: from the first segment of the last night before `range.end`
+/// (`domain::sleep::last_night_start`) to `range.end`, found with one request over the 36 hours
+/// before it (states only: no `data_fields`); those 36 hours when they hold no sleep.
+fn last_night(client: &mut Client, spec: &Spec, range: Range, zone: &Zone) -> Result<Range> {
+    let probe = time::Instant(range.end.0 - LAST_NIGHT_LOOKBACK_SECS);
+    let params = [("startdate", probe.0.to_string()), ("enddate", (range.end.0 - 1).to_string())];
+    let page = client.rows::<SegmentWire>(spec.path, spec.action, &params)?;
+    let spans: Vec<_> = page.rows.iter().filter_map(|s| Some((s.start?, s.end?))).collect();
+    let start = sleep::last_night_start(&spans).filter(|s| *s < range.end).unwrap_or(probe);
+    Ok(Range { start, start_date: zone.local_date(start), ..range })
+}
+
 /// The shared list pipeline.
 fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, decode: &Decode) -> Result<Output> {
     let s = settings(ctx, args)?;
-    let range = date_range(args, &s.zone, ctx.now, spec.default_days)?;
+    let mut range = date_range(args, &s.zone, ctx.now, spec.default_days)?;
     let limit =
         args.get("limit").and_then(Value::as_i64).unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
     let offset = args.get("offset").and_then(Value::as_i64);
     let mut client = ctx.client(&s.cfg, &s.zone)?;
+    if !spec.pages && !args.contains_key("after") {
+        range = last_night(&mut client, spec, range, &s.zone)?;
+    }
     let fetched = fetch::<Box<RawValue>>(&mut client, spec, &range, limit, offset)?;
     let mut zones = Zones::new(s.zone.clone());
     let (records, lines): (Vec<Value>, Vec<String>) =

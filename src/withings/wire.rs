@@ -101,6 +101,10 @@ pub fn head(text: &str) -> Option<Head> {
 pub trait Row: DeserializeOwned {
     type Kept;
     fn keep(self) -> Self::Kept;
+    /// When a kept row starts (Unix seconds), where a window edge needs it (sleep detail).
+    fn start(_: &Self::Kept) -> Option<i64> {
+        None
+    }
 }
 
 /// The row's own text, for the list tools (which decode only the rows they return).
@@ -108,6 +112,14 @@ impl Row for Box<serde_json::value::RawValue> {
     type Kept = Self;
     fn keep(self) -> Self {
         self
+    }
+    fn start(row: &Self) -> Option<i64> {
+        #[derive(Deserialize)]
+        struct Start {
+            #[serde(default, deserialize_with = "int")]
+            startdate: Option<i64>,
+        }
+        serde_json::from_str::<Start>(row.get()).ok()?.startdate
     }
 }
 

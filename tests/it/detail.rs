@@ -550,3 +550,88 @@ fn every_sleep_summary_field_and_sentinels_as_null_in_json_markdown_and_csv() {
     }
     w.assert_no_secrets();
 }
+
+/// Nights as sleep `get` sees them: 30-minute segments from each start for `hours`.
+fn segments(nights: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    nights
+        .iter()
+        .flat_map(|&(start, hours)| (0..hours * 2).map(move |k| (start + k * 1800, start + (k + 1) * 1800)))
+        .collect()
+}
+
+/// Serves sleep `get` as Withings does: every segment that overlaps the window (so one across
+/// a window edge comes twice), at most 7 days a request.
+fn serve_segments(fake: &FakeWithings, segs: Vec<(i64, i64)>) {
+    fake.on("/v2/sleep", "get", move |r| {
+        let (s, e) = (num(r, "startdate"), num(r, "enddate"));
+        if e - s > 7 * DAY {
+            return json!({"status": 293, "body": {}, "error": "Invalid Params: more than 7 days"});
+        }
+        let rows: Vec<Value> = segs
+            .iter()
+            .filter(|(a, b)| *a <= e && *b > s)
+            .map(|(a, b)| {
+                json!({"startdate": a, "enddate": b, "state": (a / 1800) % 4, "model": "Sleep Analyzer",
+                                 "model_id": 63, "hr": {a.to_string(): 58}})
+            })
+            .collect();
+        json!({"status": 0, "body": {"series": rows}})
+    });
+}
+
+fn starts(v: &Value) -> Vec<i64> {
+    v["records"].as_array().unwrap().iter().map(|r| r["startdate"].as_i64().unwrap()).collect()
+}
+
+#[test]
+fn sleep_detail_across_a_window_edge_returns_each_segment_once() {
+    let w = World::new("sleep-edge");
+    // A night across the edge of the first 7-day window (local midnight of 2026-03-08).
+    let edge = MAR1 + 7 * DAY;
+    let segs = segments(&[(MAR1 + 5 * DAY + 82_800, 8), (edge - 600, 8)]);
+    serve_segments(&w.fake, segs.clone());
+    let (r, v) =
+        w.call("withings_list_sleep", json!({"after": "2026-03-01", "before": "2026-03-10", "limit": 1000}));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let got = starts(&v);
+    let mut once = got.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(got.len(), once.len(), "a segment came twice: {got:?}");
+    assert_eq!(once, segs.iter().map(|(s, _)| *s).collect::<Vec<_>>());
+    // The request log shows the two windows meeting at the edge, which the segment crosses.
+    let reqs = w.data_requests();
+    assert_eq!(reqs.len(), 2, "{reqs:?}");
+    assert_eq!((num(&reqs[0], "enddate") + 1, num(&reqs[1], "startdate")), (edge, edge));
+    // Paging across the edge still gives every segment once.
+    let mut paged = Vec::new();
+    let mut args = json!({"after": "2026-03-01", "before": "2026-03-10", "limit": 5});
+    loop {
+        let (_, v) = w.call("withings_list_sleep", args.clone());
+        paged.extend(starts(&v));
+        match v.get("next_offset") {
+            Some(o) => args["offset"] = o.clone(),
+            None => break,
+        }
+    }
+    assert_eq!(paged, got);
+}
+
+#[test]
+fn sleep_detail_by_default_covers_the_whole_of_last_night_even_at_midnight() {
+    let mut w = World::new("sleep-night");
+    // The night before last from 22:30, last night from 23:02 (Paris, UTC+1), 8 h each.
+    let night = MAR1 + 13 * DAY + 82_920;
+    serve_segments(&w.fake, segments(&[(MAR1 + 12 * DAY + 81_000, 8), (night, 8)]));
+    // At 13:00 the next day, and at exactly local midnight after it.
+    for now in [NOW, MAR1 + 15 * DAY] {
+        w.set("WITHINGS_MCP_NOW", &now.to_string());
+        let (r, v) = w.call("withings_list_sleep", json!({}));
+        assert_eq!(r.code, 0, "{}", r.all());
+        let got = starts(&v);
+        assert_eq!(got.first(), Some(&night), "from last night's first segment: {v}");
+        assert_eq!(got.len(), 16, "the whole night, nothing of the one before: {got:?}");
+        assert_eq!(v["range"]["after"], "2026-03-14");
+        assert_eq!(v["range"]["start"], "2026-03-14T23:02:00+01:00");
+    }
+}

@@ -124,6 +124,9 @@ impl Row for SegmentWire {
     fn keep(self) -> SleepSegment {
         self.0
     }
+    fn start(s: &SleepSegment) -> Option<i64> {
+        s.start.map(|t| t.0)
+    }
 }
 
 impl<'de> Deserialize<'de> for SegmentWire {
