@@ -1,7 +1,7 @@
-//! Build script: the MCP Apps dashboard page (src/tools/dashboard.html, 21.7 KB of text) is
-//! compiled in as a zlib stream from the project's own encoder (src/image/deflate.rs), about
-//! 8 KB; tools/resources.rs inflates it when the page is read. The static binary is 10 KB
-//! smaller, and the page served is the file, byte for byte (a unit test compares them).
+//! Build script: the largest texts compiled in are stored as zlib streams from the project's own
+//! encoder (src/image/deflate.rs) and inflated when read (src/image/inflate.rs): the MCP Apps
+//! dashboard page (21.7 KB of text, about 8 KB deflated) and the briefs' output schemas (23 KB
+//! of JSON, under 3 KB deflated). What is read is the file, byte for byte (unit tests compare).
 // Cargo reads a build script's instructions from its stdout.
 #![allow(clippy::print_stdout)]
 
@@ -11,10 +11,22 @@ mod deflate;
 
 use std::path::PathBuf;
 
+/// Each file, written to OUT_DIR as `<file name>.zlib`.
+const DEFLATED: &[&str] = &[
+    "src/tools/dashboard.html",
+    "src/domain/summary/daily_schema.json",
+    "src/domain/summary/weekly_schema.json",
+];
+
 fn main() -> std::io::Result<()> {
-    println!("cargo::rerun-if-changed=src/tools/dashboard.html");
     println!("cargo::rerun-if-changed=src/image/deflate.rs");
-    let page = std::fs::read("src/tools/dashboard.html")?;
-    let out = std::env::var_os("OUT_DIR").ok_or_else(|| std::io::Error::other("OUT_DIR is not set"))?;
-    std::fs::write(PathBuf::from(out).join("dashboard.html.zlib"), deflate::zlib(&page))
+    let out = PathBuf::from(
+        std::env::var_os("OUT_DIR").ok_or_else(|| std::io::Error::other("OUT_DIR is not set"))?,
+    );
+    for path in DEFLATED {
+        println!("cargo::rerun-if-changed={path}");
+        let name = path.rsplit('/').next().unwrap_or(path);
+        std::fs::write(out.join(format!("{name}.zlib")), deflate::zlib(&std::fs::read(path)?))?;
+    }
+    Ok(())
 }
