@@ -37,8 +37,14 @@ pub fn user_zone(env: &Env, spec: Option<&str>) -> Result<Zone> {
 /// Adds the zones records name (their `"timezone"` fields) to `zones`; names that cannot be
 /// loaded are skipped, so those records fall back to the user's zone.
 pub fn add_record_zones<'a>(env: &Env, zones: &mut Zones, names: impl IntoIterator<Item = &'a str>) {
+    // Generic only in this shell: the loader below is compiled once, not once per caller's
+    // iterator type (nine of them; binary size).
+    add_zones(env, zones, &names.into_iter().collect::<Vec<_>>());
+}
+
+fn add_zones(env: &Env, zones: &mut Zones, names: &[&str]) {
     let dir = zoneinfo_dir(env);
-    for name in names {
+    for &name in names {
         if zones.knows(name) {
             continue;
         }
