@@ -5,6 +5,7 @@ use std::ffi::OsString;
 
 use lexopt::prelude::*;
 
+use crate::image::inflate;
 use crate::store::accounts::Account;
 use crate::{Error, Result};
 
@@ -21,7 +22,7 @@ pub enum Command {
     Chart(ChartOpts),
     Export(ExportOpts),
     /// `--help`, `help`, `help COMMAND`, `COMMAND --help`: the text to print.
-    Help(&'static str),
+    Help(Help),
     Version,
 }
 
@@ -47,7 +48,7 @@ impl Globals {
     /// binary's size is counted).
     #[inline(never)]
     fn account(&mut self, p: &mut lexopt::Parser) -> Result<()> {
-        self.account = Some(p.value()?.string()?);
+        self.account = Some(text(p)?);
         Ok(())
     }
 
@@ -209,11 +210,11 @@ fn parse(mut p: lexopt::Parser) -> Result<Args> {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(&mut p)?,
-            Short('h') | Long("help") => return g.args(Command::Help(HELP)),
+            Short('h') | Long("help") => return g.args(Command::Help(Help::Main)),
             Short('V') | Long("version") => return g.args(Command::Version),
             Long("http") => serve.http = true,
-            Long("host") => serve.host = Some(p.value()?.string()?),
-            Long("port") => serve.port = Some(parse_port(&p.value()?.string()?)?),
+            Long("host") => serve.host = Some(text(&mut p)?),
+            Long("port") => serve.port = Some(parse_port(&text(&mut p)?)?),
             Long("no-token") => serve.no_token = true,
             Value(v) => {
                 let name = v.string()?;
@@ -223,11 +224,11 @@ fn parse(mut p: lexopt::Parser) -> Result<Args> {
                     "auth" => auth(&mut p, &mut g)?,
                     "doctor" | "status" => doctor(&mut p, &mut g)?,
                     "call" => call(&mut p, &mut g)?,
-                    "tools" => simple(&mut p, &mut g, Command::Tools, TOOLS_HELP)?,
+                    "tools" => simple(&mut p, &mut g, Command::Tools, Help::Tools)?,
                     "chart" => chart(&mut p, &mut g)?,
                     "export" => export(&mut p, &mut g)?,
                     "help" => help_topic(&mut p)?,
-                    "version" => simple(&mut p, &mut g, Command::Version, HELP)?,
+                    "version" => simple(&mut p, &mut g, Command::Version, Help::Main)?,
                     other => {
                         return Err(Error::Usage(format!(
                             "unknown command `{other}`; run `withings-mcp --help` for the list"
@@ -236,7 +237,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Args> {
                 };
                 return g.args(command);
             }
-            _ => return Err(arg.unexpected().into()),
+            _ => return Err(unexpected(arg)),
         }
     }
     g.args(Command::Serve(serve))
@@ -248,11 +249,11 @@ fn serve_opts(p: &mut lexopt::Parser, g: &mut Globals, mut o: ServeOpts) -> Resu
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
             Long("http") => o.http = true,
-            Long("host") => o.host = Some(p.value()?.string()?),
-            Long("port") => o.port = Some(parse_port(&p.value()?.string()?)?),
+            Long("host") => o.host = Some(text(p)?),
+            Long("port") => o.port = Some(parse_port(&text(p)?)?),
             Long("no-token") => o.no_token = true,
-            Short('h') | Long("help") => return Ok(Command::Help(SERVE_HELP)),
-            _ => return Err(arg.unexpected().into()),
+            Short('h') | Long("help") => return Ok(Command::Help(Help::Serve)),
+            _ => return Err(unexpected(arg)),
         }
     }
     if !o.http && (o.host.is_some() || o.port.is_some() || o.no_token) {
@@ -267,17 +268,17 @@ fn setup(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
-            Long("client") => o.client = Some(p.value()?.string()?),
-            Long("client-id") => o.client_id = Some(p.value()?.string()?),
-            Long("client-secret") => o.client_secret = Some(p.value()?.string()?),
+            Long("client") => o.client = Some(text(p)?),
+            Long("client-id") => o.client_id = Some(text(p)?),
+            Long("client-secret") => o.client_secret = Some(text(p)?),
             Long("client-secret-stdin") => o.client_secret_stdin = true,
-            Long("redirect-uri") => o.redirect_uri = Some(p.value()?.string()?),
-            Long("privacy-mode") => o.privacy_mode = Some(p.value()?.string()?),
+            Long("redirect-uri") => o.redirect_uri = Some(text(p)?),
+            Long("privacy-mode") => o.privacy_mode = Some(text(p)?),
             Long("non-interactive") => o.non_interactive = true,
             Long("no-auth") => o.no_auth = true,
             Long("json") => o.json = true,
-            Short('h') | Long("help") => return Ok(Command::Help(SETUP_HELP)),
-            _ => return Err(arg.unexpected().into()),
+            Short('h') | Long("help") => return Ok(Command::Help(Help::Setup)),
+            _ => return Err(unexpected(arg)),
         }
     }
     Ok(Command::Setup(o))
@@ -292,16 +293,16 @@ fn auth(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
             Long("no-open") => o.no_open = true,
             Long("json") => o.json = true,
             Long("timeout") => {
-                let v = p.value()?.string()?;
+                let v = text(p)?;
                 let secs = v.parse::<u64>().ok().filter(|s| (1..=86_400).contains(s));
                 o.timeout_secs = Some(secs.ok_or_else(|| {
                     Error::Usage(format!("--timeout: expected seconds between 1 and 86400, got `{v}`"))
                 })?);
             }
-            Long("code") => o.code = Some(p.value()?.string()?),
-            Long("state") => o.state = Some(p.value()?.string()?),
-            Short('h') | Long("help") => return Ok(Command::Help(AUTH_HELP)),
-            _ => return Err(arg.unexpected().into()),
+            Long("code") => o.code = Some(text(p)?),
+            Long("state") => o.state = Some(text(p)?),
+            Short('h') | Long("help") => return Ok(Command::Help(Help::Auth)),
+            _ => return Err(unexpected(arg)),
         }
     }
     if o.state.is_some() && o.code.is_none() {
@@ -318,9 +319,9 @@ fn doctor(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
             Long("account") => g.account(p)?,
             Long("json") => o.json = true,
             Long("strict") => o.strict = true,
-            Long("client") => o.client = Some(p.value()?.string()?),
-            Short('h') | Long("help") => return Ok(Command::Help(DOCTOR_HELP)),
-            _ => return Err(arg.unexpected().into()),
+            Long("client") => o.client = Some(text(p)?),
+            Short('h') | Long("help") => return Ok(Command::Help(Help::Doctor)),
+            _ => return Err(unexpected(arg)),
         }
     }
     Ok(Command::Doctor(o))
@@ -333,11 +334,11 @@ fn call(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
-            Long("json") => o.json = Some(p.value()?.string()?),
+            Long("json") => o.json = Some(text(p)?),
             Long("markdown") => o.markdown = true,
-            Short('h') | Long("help") => return Ok(Command::Help(CALL_HELP)),
+            Short('h') | Long("help") => return Ok(Command::Help(Help::Call)),
             Value(v) if tool.is_none() => tool = Some(v.string()?),
-            _ => return Err(arg.unexpected().into()),
+            _ => return Err(unexpected(arg)),
         }
     }
     o.tool = tool
@@ -352,14 +353,14 @@ fn chart(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
-            Long("out") | Short('o') => o.out = Some(p.value()?.string()?),
-            Long("format") => o.format = Some(ChartFormat::parse(&p.value()?.string()?)?),
-            Long("after") => o.after = Some(p.value()?.string()?),
-            Long("before") => o.before = Some(p.value()?.string()?),
-            Long("units") => o.units = Some(p.value()?.string()?),
-            Short('h') | Long("help") => return Ok(Command::Help(CHART_HELP)),
+            Long("out") | Short('o') => o.out = Some(text(p)?),
+            Long("format") => o.format = Some(ChartFormat::parse(&text(p)?)?),
+            Long("after") => o.after = Some(text(p)?),
+            Long("before") => o.before = Some(text(p)?),
+            Long("units") => o.units = Some(text(p)?),
+            Short('h') | Long("help") => return Ok(Command::Help(Help::Chart)),
             Value(v) if metric.is_none() => metric = Some(v.string()?),
-            _ => return Err(arg.unexpected().into()),
+            _ => return Err(unexpected(arg)),
         }
     }
     o.metric = metric.ok_or_else(|| Error::Usage("chart: missing METRIC (e.g. weight)".into()))?;
@@ -372,12 +373,12 @@ fn export(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
-            Long("out") | Short('o') => o.out = Some(p.value()?.string()?),
-            Long("after") => o.after = Some(p.value()?.string()?),
-            Long("before") => o.before = Some(p.value()?.string()?),
-            Long("format") => o.format = ExportFormat::parse(&p.value()?.string()?)?,
+            Long("out") | Short('o') => o.out = Some(text(p)?),
+            Long("after") => o.after = Some(text(p)?),
+            Long("before") => o.before = Some(text(p)?),
+            Long("format") => o.format = ExportFormat::parse(&text(p)?)?,
             Long("only") => {
-                let list = p.value()?.string()?;
+                let list = text(p)?;
                 let names: Vec<String> =
                     list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
                 if names.is_empty() {
@@ -385,20 +386,20 @@ fn export(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
                 }
                 o.only.get_or_insert_with(Vec::new).extend(names);
             }
-            Short('h') | Long("help") => return Ok(Command::Help(EXPORT_HELP)),
-            _ => return Err(arg.unexpected().into()),
+            Short('h') | Long("help") => return Ok(Command::Help(Help::Export)),
+            _ => return Err(unexpected(arg)),
         }
     }
     Ok(Command::Export(o))
 }
 
-fn simple(p: &mut lexopt::Parser, g: &mut Globals, command: Command, help: &'static str) -> Result<Command> {
+fn simple(p: &mut lexopt::Parser, g: &mut Globals, command: Command, help: Help) -> Result<Command> {
     while let Some(arg) = p.next()? {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
             Short('h') | Long("help") => return Ok(Command::Help(help)),
-            _ => return Err(arg.unexpected().into()),
+            _ => return Err(unexpected(arg)),
         }
     }
     Ok(command)
@@ -407,174 +408,63 @@ fn simple(p: &mut lexopt::Parser, g: &mut Globals, command: Command, help: &'sta
 fn help_topic(p: &mut lexopt::Parser) -> Result<Command> {
     let topic = match p.next()? {
         Some(Value(v)) => v.string()?,
-        Some(other) => return Err(other.unexpected().into()),
-        None => return Ok(Command::Help(HELP)),
+        Some(other) => return Err(unexpected(other)),
+        None => return Ok(Command::Help(Help::Main)),
     };
     let text = match topic.as_str() {
-        "serve" => SERVE_HELP,
-        "setup" => SETUP_HELP,
-        "auth" => AUTH_HELP,
-        "doctor" | "status" => DOCTOR_HELP,
-        "call" => CALL_HELP,
-        "tools" => TOOLS_HELP,
-        "chart" => CHART_HELP,
-        "export" => EXPORT_HELP,
-        "help" => HELP,
+        "serve" => Help::Serve,
+        "setup" => Help::Setup,
+        "auth" => Help::Auth,
+        "doctor" | "status" => Help::Doctor,
+        "call" => Help::Call,
+        "tools" => Help::Tools,
+        "chart" => Help::Chart,
+        "export" => Help::Export,
+        "help" => Help::Main,
         other => return Err(Error::Usage(format!("help: unknown command `{other}`"))),
     };
     Ok(Command::Help(text))
+}
+
+// Each option's value and each unexpected argument go through these (one copy of lexopt's
+// decoding and of the error conversion, not one per option: binary size).
+fn text(p: &mut lexopt::Parser) -> Result<String> {
+    Ok(p.value()?.string()?)
+}
+
+fn unexpected(arg: lexopt::Arg) -> Error {
+    arg.unexpected().into()
 }
 
 fn parse_port(s: &str) -> Result<u16> {
     s.parse::<u16>().map_err(|_| Error::Usage(format!("--port: expected a port number 0-65535, got `{s}`")))
 }
 
-pub const HELP: &str = "\
-withings-mcp — your own Withings data for AI agents, over MCP or from the shell
+/// A help text: `--help`, `help COMMAND`. The texts are src/help.txt (in this order, separated
+/// by lines of `%%`), compiled in deflated by build.rs and inflated when printed (binary size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Help {
+    Main,
+    Serve,
+    Setup,
+    Auth,
+    Doctor,
+    Call,
+    Tools,
+    Chart,
+    Export,
+}
 
-Usage: withings-mcp [--demo] [--account NAME] [COMMAND] [OPTIONS]
+const HELP_ZLIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/help.txt.zlib"));
 
-Commands:
-  (none), serve        stdio MCP server (newline-delimited JSON-RPC); `--http` for loopback HTTP
-  setup                write ~/.withings-mcp/config.json, wire an MCP client, then authorize
-  auth                 connect your Withings account (OAuth, local callback or pasted code)
-  doctor               local readiness checks, no network (alias: status)
-  call TOOL            run one tool as tools/call would; prints its structuredContent JSON
-  tools                list the tool names, one a line
-  chart METRIC         write a trend chart as SVG or PNG
-  export               write your data as files you keep: one CSV (or JSON lines) file per domain
-  help [COMMAND]       this text, or a command's
-
-Global options:
-  --demo               use the built-in synthetic Withings account (no credentials, no network)
-  --account NAME       whose data: `default`, or a person added with `auth --account NAME`
-                       (also WITHINGS_ACCOUNT; lowercase letters, digits, `_`, `-`; at most 32)
-  -h, --help           print help
-  -V, --version        print the version
-
-Exit codes: 0 success, 1 runtime/API/auth failure or a tool error, 2 usage error.
-Configuration: WITHINGS_* environment variables, then ~/.withings-mcp/config.json (see README).
-";
-
-pub const SERVE_HELP: &str = "\
-Usage: withings-mcp serve [--http [--host H] [--port P] [--no-token]] [--demo]
-
-Serves MCP. Without --http: stdio, one JSON-RPC message per line; exits 0 on stdin EOF.
-With --http: stateless Streamable HTTP on a loopback address (POST /mcp, GET /health).
-POST /mcp needs `Authorization: Bearer <token>`: WITHINGS_MCP_HTTP_TOKEN, else the token in
-~/.withings-mcp/http-token, made on first start and shown once on stderr.
-
-Options:
-  --http               serve HTTP instead of stdio (also WITHINGS_MCP_TRANSPORT=http)
-  --host H             loopback host to bind (default 127.0.0.1; WITHINGS_MCP_HOST); others are refused
-  --port P             port (default 3000; WITHINGS_MCP_PORT; 0 picks a free port)
-  --no-token           no bearer token: any local user or program can then read your data
-";
-
-pub const SETUP_HELP: &str = "\
-Usage: withings-mcp setup [OPTIONS]
-
-Writes ~/.withings-mcp/config.json (directory 0700, file 0600, atomic), optionally wires an MCP
-client, then runs `auth` unless --no-auth. Interactive when stdin is a terminal. With
---client generic it only prints the entry to paste; with --demo it only wires the client to the
-demo account. Neither writes a configuration or signs in.
-
-With --account NAME, the client entry is `withings-NAME` (it passes --account NAME) and the
-sign-in is that person's; the `withings` entry of the default account stays as it is.
-
-Options:
-  --client C             claude, cursor, hermes or generic: merge a `withings` server entry
-  --client-id X          your Withings app's client id
-  --client-secret-stdin  read your app's client secret from standard input (first line)
-  --client-secret X      the secret on the command line, which other users can read (ps) while
-                         setup runs; prefer --client-secret-stdin, WITHINGS_CLIENT_SECRET or the prompt
-  --redirect-uri URL     the callback registered with your app (default http://127.0.0.1:3000/callback)
-  --privacy-mode M       summary, structured (default) or raw
-  --non-interactive      never prompt; take values from flags, stdin and the environment
-  --no-auth              do not run `auth` afterwards
-  --json                 print the result as one JSON object
-";
-
-pub const AUTH_HELP: &str = "\
-Usage: withings-mcp [--account NAME] auth [--no-open] [--json] [--timeout SECS]
-                                           [--code REDIRECT_URL [--state S]]
-
-Connects a Withings account: yours (account `default`), or with --account NAME another person's
-on this install (a Withings user already connected under another name is refused). Opens the authorization page and waits (one-shot) for the
-callback on the redirect URI's loopback host and port; exchanges the code at once. The sign-in
-stays pending for 15 minutes, so that its redirect can also be pasted with --code, here or in
-another process (the way to sign in from a headless host); it signs in the account it was
-started for.
-
-Options:
-  --no-open            do not open a browser; print the authorization URL alone on stderr
-  --json               print the final result as one JSON object on stdout
-  --timeout SECS       how long to wait for the callback (default 300; WITHINGS_AUTH_TIMEOUT)
-  --code REDIRECT_URL  exchange the whole redirect URL (…?code=…&state=…) of a pending sign-in
-  --state S            with a bare code instead of the URL: the state of that pending sign-in
-";
-
-pub const DOCTOR_HELP: &str = "\
-Usage: withings-mcp doctor [--json] [--strict] [--client C]
-
-Local readiness checks (configuration, file permissions, tokens, scopes) of the account served
-(--account), and of every account on this install; no network.
-
-Options:
-  --json               one JSON object with `ready` and a list of checks with stable ids
-  --strict             exit 1 when not ready
-  --client C           also check that client's MCP wiring (claude, cursor, hermes, generic)
-";
-
-pub const CALL_HELP: &str = "\
-Usage: withings-mcp call TOOL [--json '{...}'] [--markdown] [--demo]
-
-Runs one tool exactly as MCP tools/call would (same validation and defaults) and prints its
-structuredContent as JSON on stdout. Exit 1 when the result is an error, 2 on bad usage.
-
-Options:
-  --json '{...}'       the tool's arguments (default {})
-  --markdown           print the markdown rendering a person reads instead of the JSON
-
-Example: withings-mcp --demo call withings_list_body_measures --json '{\"limit\":5}'
-";
-
-pub const TOOLS_HELP: &str = "\
-Usage: withings-mcp tools
-
-Prints the tool names, one a line.
-";
-
-pub const CHART_HELP: &str = "\
-Usage: withings-mcp chart METRIC [--format svg|png] [--out FILE|-] [--after D] [--before D]
-                             [--units U] [--demo]
-
-Draws METRIC (weight, fat_ratio, fat_mass, muscle_mass, resting_hr, systolic, diastolic,
-sleep_duration, sleep_score, steps, hrv, spo2): readings as points, the trend line and its
-noise band.
-  --format svg|png   default: from FILE's extension (.png), else svg
-  --out FILE|-       a file (written 0600, atomically; never through a symbolic link), or
-                     stdout for `-` (the default)
-  --after, --before  YYYY-MM-DD or ISO 8601 (default: the last 90 days; 30 for hrv, spo2)
-  --units U          metric, imperial or uk
-";
-
-pub const EXPORT_HELP: &str = "\
-Usage: withings-mcp export [--out DIR] [--after D] [--before D] [--format csv|jsonl]
-                              [--only a,b] [--demo]
-
-Writes one file per domain into DIR: measures, heart, activity, workouts, sleep_summary,
-sleep (stage-by-stage detail) and intraday (samples through the day). Files are 0600 (DIR is created 0700) and replace the previous
-export only once every file is complete: a run that fails leaves the old ones as they were.
-Requests are paced under Withings' limit (100 a minute); progress goes to stderr, and one JSON
-summary (each file's path and record count) to stdout.
-  --out DIR          default ./withings-export (./withings-export-NAME for --account NAME)
-  --after, --before  YYYY-MM-DD or ISO 8601 (default: from each domain's first record to now;
-                     intraday from the first day of activity, a request a day)
-  --format F         csv (a header row, ISO 8601 local times, SI units in column names) or
-                     jsonl (the records the list tools return, one a line); default csv
-  --only a,b         only these domains
-";
+impl Help {
+    /// The text, as src/help.txt has it.
+    pub fn text(self) -> String {
+        let all =
+            inflate::zlib(HELP_ZLIB, 1 << 20).and_then(|t| String::from_utf8(t).ok()).unwrap_or_default();
+        all.split("%%\n").nth(self as usize).unwrap_or_default().to_string()
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -644,8 +534,16 @@ mod tests {
             assert!(matches!(ok(&[cmd, "--help"]).command, Command::Help(_)), "{cmd}");
             assert!(matches!(ok(&["help", cmd]).command, Command::Help(_)), "{cmd}");
         }
-        assert_eq!(ok(&["serve", "--help"]).command, Command::Help(SERVE_HELP));
-        assert_eq!(ok(&["help", "help"]).command, Command::Help(HELP));
+        assert_eq!(ok(&["serve", "--help"]).command, Command::Help(Help::Serve));
+        assert_eq!(ok(&["help", "help"]).command, Command::Help(Help::Main));
+        // Each topic is its own section of help.txt, as written there.
+        let file = include_str!("help.txt");
+        let topics = [Help::Main, Help::Serve, Help::Setup, Help::Auth, Help::Doctor];
+        let topics = topics.into_iter().chain([Help::Call, Help::Tools, Help::Chart, Help::Export]);
+        let texts: Vec<String> = topics.map(Help::text).collect();
+        assert_eq!(texts.join("%%\n"), file);
+        assert!(texts[0].starts_with("withings-mcp — ") && texts[1].starts_with("Usage: withings-mcp serve"));
+        assert!(texts[8].starts_with("Usage: withings-mcp export"), "{}", texts[8]);
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn run() -> Result<u8> {
     env.account()?;
     let ctx = Ctx::from_env(env);
     match args.command {
-        Command::Help(text) => print(text),
+        Command::Help(topic) => print(&topic.text()),
         Command::Version => print(&format!("withings-mcp {VERSION}\n")),
         Command::Serve(o) => {
             let opts = server::Options { http: o.http, host: o.host, port: o.port, no_token: o.no_token };
