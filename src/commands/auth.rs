@@ -15,8 +15,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use crate::cli::AuthOpts;
 use crate::server::callback;
 use crate::store::accounts::{Account, Accounts};
@@ -25,6 +23,7 @@ use crate::store::pending;
 use crate::store::tokens::{self, Tokens};
 use crate::text::escape;
 use crate::tools::Ctx;
+use crate::tools::auth::{Connected, to_value};
 use crate::value::json;
 use crate::withings::client::Client;
 use crate::withings::oauth;
@@ -34,13 +33,12 @@ use crate::{Error, Result};
 pub fn run(ctx: &Ctx, opts: &AuthOpts) -> Result<u8> {
     let result = connect(ctx, opts);
     match (opts.json, result) {
-        (true, Ok(v)) => print_stdout(&format!("{v}\n")).map(|()| 0),
-        (false, Ok(v)) => {
+        (true, Ok(c)) => print_stdout(&format!("{}\n", to_value(&c)?)).map(|()| 0),
+        (false, Ok(c)) => {
+            let scope = if c.scope.is_empty() { "unknown" } else { &c.scope };
             let text = format!(
-                "✓ Withings connected\n  account: {}\n  tokens: {} (private)\n  scopes: {}\n",
-                v["account"].as_str().unwrap_or_default(),
-                v["token_path"].as_str().unwrap_or_default(),
-                v["scope"].as_str().filter(|s| !s.is_empty()).unwrap_or("unknown")
+                "✓ Withings connected\n  account: {}\n  tokens: {} (private)\n  scopes: {scope}\n",
+                c.account, c.token_path
             );
             print_stdout(&text).map(|()| 0)
         }
@@ -52,9 +50,8 @@ pub fn run(ctx: &Ctx, opts: &AuthOpts) -> Result<u8> {
     }
 }
 
-/// Signs in and returns the result object (`ok`, `account`, `token_path`, `scope`,
-/// `expires_at`, `next_step`); never a token. `setup` embeds it in its own result.
-pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
+/// Signs in and returns what to say about it; never a token. `setup` embeds it in its own result.
+pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Connected> {
     if ctx.demo() {
         return Err(Error::Unavailable("demo mode needs no sign-in; run `auth` without --demo".into()));
     }
@@ -72,7 +69,7 @@ pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Value> {
         }
     };
     let token_path = accounts.token_path(&account)?;
-    Ok(result(&account, &token_path.display().to_string(), &t))
+    Ok(result(&account, &token_path.display().to_string(), t))
 }
 
 /// Exchanges a pasted redirect URL (or a bare code with `--state`) for a pending sign-in, as
@@ -245,10 +242,17 @@ fn exchange(
     Ok(t)
 }
 
-fn result(account: &Account, token_path: &str, t: &Tokens) -> Value {
-    let next = format!("Connected: try `withings-mcp{} call withings_daily_summary`.", account.flag());
-    json!({"ok": true, "account": account.name(), "token_path": token_path, "scope": t.scope,
-        "expires_at": t.expires_at, "next_step": next})
+fn result(account: &Account, token_path: &str, t: Tokens) -> Connected {
+    let next_step = format!("Connected: try `withings-mcp{} call withings_daily_summary`.", account.flag());
+    Connected {
+        ok: true,
+        account: account.name().to_string(),
+        token_path: token_path.to_string(),
+        scope: t.scope,
+        expires_at: t.expires_at,
+        state_checked: None,
+        next_step,
+    }
 }
 
 fn respond(request: callback::Request, code: u16, title: &str, message: &str) {

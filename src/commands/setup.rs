@@ -79,8 +79,8 @@ pub fn run(ctx: &Ctx, opts: &SetupOpts) -> Result<u8> {
         }
     };
     let failure = match signed_in {
-        Some(Ok(v)) => {
-            insert(&mut result, "auth", v);
+        Some(Ok(c)) => {
+            insert(&mut result, "auth", crate::tools::auth::to_value(&c)?);
             None
         }
         Some(Err(e)) => {

@@ -10,7 +10,6 @@ use crate::store::{pending, tokens};
 use crate::tools::accounts::AccountState;
 use crate::tools::readiness::{Check, next_steps, readiness};
 use crate::tools::{Annotations, Ctx, Output, Tool, schema, wants_json};
-use crate::value::json;
 use crate::withings::oauth;
 use crate::{Error, Result};
 
@@ -183,8 +182,15 @@ fn get_auth_url(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     pending::add(&cfg.token_path(&ctx.env)?, &state, &account, ctx.now)?;
     let scope_list: Vec<String> = oauth::scopes_param(scopes).split(',').map(str::to_string).collect();
     let next = "Open auth_url, approve access, then pass the full redirect URL to withings_exchange_code within 30 seconds.";
-    let structured = json!({"auth_url": url, "account": account.name(), "state": state, "redirect_uri": redirect,
-        "scopes": scope_list, "next_step": next});
+    let out = AuthUrlOut {
+        auth_url: &url,
+        account: account.name(),
+        state: &state,
+        redirect_uri: redirect,
+        scopes: scope_list,
+        next_step: next,
+    };
+    let structured = to_value(&out)?;
     let md = format!(
         "# Connect Withings (account `{account}`)\n\nOpen this URL and approve access, signed in to Withings as \
          that person:\n\n{url}\n\n{next}\n"
@@ -213,8 +219,16 @@ fn exchange_code(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     }
     let state_checked = state.is_some();
     let next = "Connected: try withings_daily_summary.";
-    let structured = json!({"ok": true, "account": account.name(), "token_path": path.display().to_string(),
-        "scope": t.scope, "expires_at": t.expires_at, "state_checked": state_checked, "next_step": next});
+    let out = Connected {
+        ok: true,
+        account: account.name().to_string(),
+        token_path: path.display().to_string(),
+        scope: t.scope.clone(),
+        expires_at: t.expires_at,
+        state_checked: Some(state_checked),
+        next_step: next.to_string(),
+    };
+    let structured = to_value(&out)?;
     let md = format!(
         "# Withings connected (account `{account}`)\n\nTokens stored in `{}` (private). Scopes: {}.\n\n{next}\n",
         path.display(),
@@ -256,8 +270,15 @@ fn revoke_access(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     };
     let deleted = tokens::delete(&path)?;
     let account = client.account().name();
-    let structured = json!({"ok": true, "account": account, "upstream_revoked": upstream_revoked,
-        "upstream_detail": detail, "local_tokens_deleted": deleted, "token_path": path.display().to_string()});
+    let out = Revoked {
+        ok: true,
+        account,
+        upstream_revoked,
+        upstream_detail: &detail,
+        local_tokens_deleted: deleted,
+        token_path: path.display().to_string(),
+    };
+    let structured = to_value(&out)?;
     let md = format!(
         "# Withings access revoked (account `{account}`)\n\n- Upstream: {detail}\n- Local tokens: {}\n",
         if deleted { "deleted" } else { "none were stored" }
@@ -275,6 +296,46 @@ fn refuse_in_demo(ctx: &Ctx) -> Result<()> {
     }
 }
 
+/// `withings_get_auth_url`'s answer.
+#[derive(Serialize)]
+struct AuthUrlOut<'a> {
+    auth_url: &'a str,
+    account: &'a str,
+    state: &'a str,
+    redirect_uri: &'a str,
+    scopes: Vec<String>,
+    next_step: &'a str,
+}
+
+/// A completed sign-in: `withings_exchange_code`'s answer and `auth`'s line on stdout (which
+/// checks no pasted state, so has no `state_checked`).
+#[derive(Serialize)]
+pub struct Connected {
+    pub ok: bool,
+    pub account: String,
+    pub token_path: String,
+    pub scope: String,
+    pub expires_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_checked: Option<bool>,
+    pub next_step: String,
+}
+
+/// `withings_revoke_access`'s answer.
+#[derive(Serialize)]
+struct Revoked<'a> {
+    ok: bool,
+    account: &'a str,
+    upstream_revoked: bool,
+    upstream_detail: &'a str,
+    local_tokens_deleted: bool,
+    token_path: String,
+}
+
+pub fn to_value(out: &impl Serialize) -> Result<Value> {
+    serde_json::to_value(out).map_err(|e| Error::json("a connection tool's answer", e))
+}
+
 fn render(structured: Value, markdown: String, args: &Map<String, Value>) -> Output {
     let markdown = match wants_json(args) {
         true => serde_json::to_string_pretty(&structured).unwrap_or_default(),
@@ -288,6 +349,7 @@ mod tests {
     use super::*;
     use crate::store::config::Env;
     use crate::tools::{run, schema};
+    use crate::value::json;
 
     fn ctx(home: &std::path::Path, extra: &[(&str, &str)]) -> Ctx {
         let mut pairs = vec![("HOME", home.to_str().unwrap())];
