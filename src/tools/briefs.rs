@@ -301,28 +301,27 @@ fn nights(nights: &[SleepNight], zones: &Zones) -> Vec<summary::Night> {
 /// One record per day: when several sources report a day, the fullest one (most steps) counts,
 /// never the sum, which would double-count a phone and a watch worn together.
 fn activity_days(days: &[ActivityDay]) -> Vec<summary::ActivityDay> {
-    let mut by_day: std::collections::BTreeMap<i64, summary::ActivityDay> = std::collections::BTreeMap::new();
-    for a in days {
-        let Some(date) = a.date else { continue };
-        let rec = summary::ActivityDay {
-            day: date.days(),
-            steps: a.steps,
-            distance_m: a.distance,
-            active_s: a.active_minutes().map(|m| m * 60.0),
-            moderate_s: a.moderate,
-            intense_s: a.intense,
-            calories: a.calories,
-            total_calories: a.totalcalories,
-            hr_average: a.hr_average.filter(|v| *v > 0.0),
-        };
-        match by_day.get(&rec.day) {
-            Some(old) if old.steps.unwrap_or(0.0) >= rec.steps.unwrap_or(0.0) => {}
-            _ => {
-                by_day.insert(rec.day, rec);
-            }
-        }
-    }
-    by_day.into_values().collect()
+    let mut out: Vec<summary::ActivityDay> = days
+        .iter()
+        .filter_map(|a| {
+            Some(summary::ActivityDay {
+                day: a.date?.days(),
+                steps: a.steps,
+                distance_m: a.distance,
+                active_s: a.active_minutes().map(|m| m * 60.0),
+                moderate_s: a.moderate,
+                intense_s: a.intense,
+                calories: a.calories,
+                total_calories: a.totalcalories,
+                hr_average: a.hr_average.filter(|v| *v > 0.0),
+            })
+        })
+        .collect();
+    // By day, most steps first (the first of equals, the sort being stable); then one a day.
+    let steps = |a: &summary::ActivityDay| a.steps.unwrap_or(0.0);
+    crate::sort::by(&mut out, |a, b| a.day.cmp(&b.day).then(steps(b).total_cmp(&steps(a))));
+    out.dedup_by_key(|a| a.day);
+    out
 }
 
 fn heart_records(records: &[HeartRecord], zones: &Zones) -> Vec<summary::HeartRecord> {

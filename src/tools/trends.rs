@@ -392,13 +392,12 @@ fn readings(read: Read, days: &[ActivityDay], zone: &Zone) -> Vec<Reading> {
     match read {
         Read::Steps => {
             // Several sources (watch, phone) may report the same day: keep the fullest, never the sum.
-            let mut by_day: std::collections::BTreeMap<i64, f64> = std::collections::BTreeMap::new();
-            for a in days {
-                if let (Some(d), Some(steps)) = (a.date, a.steps) {
-                    let e = by_day.entry(d.days()).or_insert(steps);
-                    *e = e.max(steps);
-                }
-            }
+            let mut by_day: Vec<(i64, f64)> =
+                days.iter().filter_map(|a| Some((a.date?.days(), a.steps?))).collect();
+            // By day, most steps first; then one a day. A sort and a dedup, not a BTreeMap, whose
+            // code the binary would carry once more for this one use.
+            crate::sort::by(&mut by_day, |a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            by_day.dedup_by_key(|d| d.0);
             by_day
                 .into_iter()
                 .map(|(day, steps)| Reading {
