@@ -21,14 +21,12 @@ mod weekly;
 #[cfg(test)]
 mod tests;
 
-use serde_json::Value;
+use serde::{Serialize, Serializer};
 
-use crate::value::json;
-
-pub use crate::domain::summary::daily::{Now, daily};
+pub use crate::domain::summary::daily::{Daily, Now, daily};
 pub use crate::domain::summary::markdown::{daily_markdown, weekly_markdown};
 pub use crate::domain::summary::schema::{daily_output_schema, weekly_output_schema};
-pub use crate::domain::summary::weekly::{MAX_WINDOW_DAYS, weekly};
+pub use crate::domain::summary::weekly::{MAX_WINDOW_DAYS, Weekly, weekly};
 
 /// How many days before the brief's day the daily brief looks at for baselines (usual sleep,
 /// previous weigh-in, recent blood pressure). The tool layer should fetch at least this range.
@@ -254,25 +252,94 @@ fn fin(x: Option<f64>) -> Option<f64> {
     x.filter(|v| v.is_finite())
 }
 
-/// A rounded number, or `null` when absent or not finite.
-fn num(x: Option<f64>, dp: i32) -> Value {
-    match fin(x) {
-        Some(v) => {
-            let p = 10f64.powi(dp);
-            let r = (v * p).round() / p;
-            // `-0.0` reads badly in a brief.
-            json!(if r == 0.0 { 0.0 } else { r })
-        }
-        None => Value::Null,
+/// A rounded number, or `None` (JSON `null`) when absent or not finite.
+fn num(x: Option<f64>, dp: i32) -> Option<f64> {
+    let p = 10f64.powi(dp);
+    let r = (fin(x)? * p).round() / p;
+    // `-0.0` reads badly in a brief.
+    Some(if r == 0.0 { 0.0 } else { r })
+}
+
+/// A whole number (steps, minutes, bpm), or `None`.
+fn int(x: Option<f64>) -> Option<i64> {
+    fin(x).filter(|v| v.abs() < 9.0e15).map(|v| v.round() as i64)
+}
+
+/// Values under fixed keys, in order, written as one JSON object: per-domain blocks, deltas per
+/// metric, a bottleneck's evidence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyed<T>(pub Vec<(&'static str, T)>);
+
+impl<T> Keyed<T> {
+    pub fn get(&self, key: &str) -> Option<&T> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 }
 
-/// A whole number (steps, minutes, bpm), or `null`.
-fn int(x: Option<f64>) -> Value {
-    match fin(x) {
-        Some(v) if v.abs() < 9.0e15 => json!(v.round() as i64),
-        _ => Value::Null,
+impl<T: Serialize> Serialize for Keyed<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
     }
+}
+
+/// One figure of an evidence block: a count, a measure or a label (each may be absent).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Fig {
+    Int(Option<i64>),
+    Real(Option<f64>),
+    Text(Option<String>),
+}
+
+/// The numbers (and times) behind a sentence, under their names.
+pub type Evidence = Keyed<Fig>;
+
+impl From<usize> for Fig {
+    fn from(n: usize) -> Fig {
+        Fig::Int(Some(n as i64))
+    }
+}
+
+/// A mass in kilograms kept unrounded, so that a display in pounds or stones converts first and
+/// rounds last; written to JSON with `DP` decimals.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Kg<const DP: i32>(pub Option<f64>);
+
+impl<const DP: i32> Serialize for Kg<DP> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        num(self.0, DP).serialize(s)
+    }
+}
+
+/// An advice item of either brief.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Action {
+    pub area: &'static str,
+    pub action: String,
+    pub why: String,
+}
+
+/// One domain's state in `data_quality.domains`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DomainState {
+    /// `ok`, `empty` (fetched, nothing in range) or `failed`.
+    pub status: &'static str,
+    pub reason: Option<String>,
+}
+
+/// The newest sample of one domain, for `freshness`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fresh {
+    pub newest_date: Option<String>,
+    pub newest_t: Option<i64>,
+    pub days_ago: Option<i64>,
+}
+
+/// The `safety` block of both briefs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Safety {
+    pub medical_advice: bool,
+    pub note: &'static str,
 }
 
 fn mean(xs: &[f64]) -> Option<f64> {
@@ -349,36 +416,42 @@ fn at_or_above_130_80(sys: f64, dia: f64) -> bool {
 }
 
 /// `data_quality.domains`: per domain `ok`, `empty` (fetched, nothing in `from..=to`) or `failed`.
-fn domain_quality(inputs: &Inputs, from: i64, to: i64) -> Value {
-    let mut m = serde_json::Map::new();
-    for d in DOMAINS {
-        let v = match inputs.failure(d) {
-            Some(why) => json!({"status": "failed", "reason": why}),
-            None if inputs.has_data(d, from, to) => json!({"status": "ok", "reason": null}),
-            None => json!({"status": "empty", "reason": null}),
-        };
-        m.insert(d.to_string(), v);
-    }
-    Value::Object(m)
+fn domain_quality(inputs: &Inputs, from: i64, to: i64) -> Keyed<DomainState> {
+    Keyed(
+        DOMAINS
+            .iter()
+            .map(|&d| {
+                let state = match inputs.failure(d) {
+                    Some(why) => DomainState { status: "failed", reason: Some(why.to_string()) },
+                    None if inputs.has_data(d, from, to) => DomainState { status: "ok", reason: None },
+                    None => DomainState { status: "empty", reason: None },
+                };
+                (d, state)
+            })
+            .collect(),
+    )
 }
 
 /// `freshness`: the newest sample per domain on or before `day`, and how many days before it.
-fn freshness(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value {
-    let mut m = serde_json::Map::new();
-    for d in DOMAINS {
-        let v = match inputs.newest(d, day) {
-            Some((nd, t)) => json!({"newest_date": label(nd), "newest_t": t, "days_ago": day - nd}),
-            None => json!({"newest_date": null, "newest_t": null, "days_ago": null}),
-        };
-        m.insert(d.to_string(), v);
-    }
-    Value::Object(m)
+fn freshness(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Keyed<Fresh> {
+    Keyed(
+        DOMAINS
+            .iter()
+            .map(|&d| {
+                let newest = inputs.newest(d, day);
+                let fresh = Fresh {
+                    newest_date: newest.map(|(nd, _)| label(nd)),
+                    newest_t: newest.and_then(|(_, t)| t),
+                    days_ago: newest.map(|(nd, _)| day - nd),
+                };
+                (d, fresh)
+            })
+            .collect(),
+    )
 }
 
 /// The `safety` block of both briefs.
-fn safety() -> Value {
-    json!({
-        "medical_advice": false,
-        "note": "Wellness context from your own Withings data, not a diagnosis. Talk to a clinician about symptoms or readings that worry you.",
-    })
-}
+const SAFETY: Safety = Safety {
+    medical_advice: false,
+    note: "Wellness context from your own Withings data, not a diagnosis. Talk to a clinician about symptoms or readings that worry you.",
+};

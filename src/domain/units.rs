@@ -115,7 +115,7 @@ pub fn mass_change(kg: f64, dp: u32, units: Units) -> Option<String> {
     let (v, unit) = convert(kg, "kg", units)?;
     let body = match units {
         Units::Uk => stones(v),
-        _ => format!("{} {unit}", grouped(v, dp as usize)),
+        _ => format!("{} {unit}", grouped(round_to(v, dp as i32), dp as usize)),
     };
     Some(match body.starts_with('-') || body.trim_start_matches(['0', '.']).starts_with(' ') {
         true => body,
@@ -158,7 +158,8 @@ pub fn fmt_num(v: f64, decimals: u32) -> String {
     }
 }
 
-fn round_to(v: f64, decimals: i32) -> f64 {
+/// `v` rounded to `decimals` places, half away from zero (as every JSON figure is rounded).
+pub fn round_to(v: f64, decimals: i32) -> f64 {
     let p = 10f64.powi(decimals);
     (v * p).round() / p
 }

@@ -107,10 +107,10 @@ fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     night_intraday(&mut client, &mut inputs, day.days())?;
     let requests = client.requests_sent();
     let now = summary::Now { day: today.days(), secs: zone.secs_of_day(Instant(ctx.now)) };
-    let mut v = summary::daily(&inputs, day.days(), now, &label);
-    annotate(&mut v, zone, requests, s.units);
-    let markdown = summary::daily_markdown(&v, s.units);
-    Ok(Output { structured: v, markdown, extra: Vec::new() })
+    let brief = summary::daily(&inputs, day.days(), now, &label);
+    let markdown = summary::daily_markdown(&brief, s.units);
+    let structured = annotate(&brief, zone, requests, s.units)?;
+    Ok(Output { structured, markdown, extra: Vec::new() })
 }
 
 fn weekly(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
@@ -122,24 +122,26 @@ fn weekly(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let first = today.add_days(-(days + compare) + 1);
     let (inputs, client) = gather(ctx, &s, first, today)?;
     let requests = client.requests_sent();
-    let mut v = summary::weekly(&inputs, today.days(), days, compare, &label);
-    annotate(&mut v, zone, requests, s.units);
-    let markdown = summary::weekly_markdown(&v, s.units);
-    Ok(Output { structured: v, markdown, extra: Vec::new() })
+    let brief = summary::weekly(&inputs, today.days(), days, compare, &label);
+    let markdown = summary::weekly_markdown(&brief, s.units);
+    let structured = annotate(&brief, zone, requests, s.units)?;
+    Ok(Output { structured, markdown, extra: Vec::new() })
 }
 
 fn label(day: i64) -> String {
     CivilDate::from_days(day).to_string()
 }
 
-/// Adds the zone, the display units and the upstream cost to a brief (allowed by its schema's
-/// open top level).
-fn annotate(v: &mut Value, zone: &Zone, requests: usize, units: Units) {
+/// A brief as JSON, with the zone, the display units and the upstream cost added (allowed by its
+/// schema's open top level).
+fn annotate(brief: &impl serde::Serialize, zone: &Zone, requests: usize, units: Units) -> Result<Value> {
+    let mut v = serde_json::to_value(brief).map_err(|e| Error::json("a brief", e))?;
     if let Some(obj) = v.as_object_mut() {
         obj.insert("zone".into(), json!(zone.name()));
         obj.insert("units".into(), json!(units.name()));
         obj.insert("upstream_requests".into(), json!(requests));
     }
+    Ok(v)
 }
 
 /// Fetches the four domains once each over `first..=last` (civil days in `zone`) and converts

@@ -92,14 +92,23 @@ fn numbers_in(text: &str) -> Vec<(f64, usize)> {
 }
 
 /// What the structured answer can account for, in the call's `units`: plain numbers, durations
-/// in minutes, masses in pounds (for stones and pounds) and clock times.
+/// in minutes, masses in pounds and clock times.
 #[derive(Default)]
 struct Sources {
     numbers: Vec<f64>,
     minutes: Vec<f64>,
-    pounds: Vec<f64>,
+    /// Pounds as intervals: the text converts the unrounded mass, known to the JSON's precision
+    /// (a mass there has 2 decimals, ±0.005 kg), so a pound figure is derived when it falls in
+    /// the converted interval.
+    pounds: Vec<(f64, f64)>,
+    /// Differences of two such masses in pounds, each side rounded as shown: (value, half-width
+    /// from the JSON's precision); the display rounding of both sides is added when checking.
+    pound_changes: Vec<(f64, f64)>,
     times: BTreeSet<String>,
 }
+
+/// Half the last decimal of a mass in the answers (2 decimals; a change has 3, within this).
+const KG_PRECISION: f64 = 0.005;
 
 fn sources(v: &Value, units: &str) -> Sources {
     let mut leaves = Vec::new();
@@ -113,9 +122,8 @@ fn sources(v: &Value, units: &str) -> Sources {
         // Conversions only where the field is that quantity (its name, or a sibling `unit`).
         let mass = ["kg", "mass", "weight"].iter().any(|k| key.contains(k));
         if mass && units != "metric" {
-            let p = x * lb;
-            out.numbers.extend([p, -p]);
-            out.pounds.extend([p, -p, p.abs()]);
+            let (lo, hi) = ((x - KG_PRECISION) * lb, (x + KG_PRECISION) * lb);
+            out.pounds.extend([(lo, hi), (-hi, -lo)]);
         }
         if ["distance", "km", "@m", "elevation"].iter().any(|k| key.contains(k)) {
             out.numbers.extend([x * mi, x / 1000.0, x / 1000.0 * mi, x * 1000.0]);
@@ -128,13 +136,14 @@ fn sources(v: &Value, units: &str) -> Sources {
     for (key, a) in leaves.iter().filter(|(k, _)| k.contains("/current/")) {
         let other = key.replace("/current/", "/previous/");
         for (_, b) in leaves.iter().filter(|(k, _)| *k == other) {
-            for f in [1.0, lb] {
-                let (x, y) = (a * f, b * f);
-                out.numbers.push(x - y);
-                for dp in [0, 1, 2] {
-                    let r = |v: f64| (v * 10f64.powi(dp)).round() / 10f64.powi(dp);
-                    out.numbers.push(r(x) - r(y));
-                }
+            out.numbers.push(a - b);
+            for dp in [0, 1, 2] {
+                let r = |v: f64| (v * 10f64.powi(dp)).round() / 10f64.powi(dp);
+                out.numbers.push(r(*a) - r(*b));
+            }
+            // In pounds: each side converted within its precision, then rounded to 0.01 lb.
+            if units != "metric" && key.contains("weight") {
+                out.pound_changes.push(((a - b) * lb, 2.0 * KG_PRECISION * lb));
             }
         }
     }
@@ -145,7 +154,7 @@ fn sources(v: &Value, units: &str) -> Sources {
             out.times.insert(time[..5].to_string());
         }
     }
-    for list in [&mut out.numbers, &mut out.minutes, &mut out.pounds] {
+    for list in [&mut out.numbers, &mut out.minutes] {
         list.retain(|x| x.is_finite());
         list.sort_by(f64::total_cmp);
     }
@@ -174,10 +183,19 @@ fn near(x: f64, tolerance: f64, sorted: &[f64]) -> bool {
     sorted.get(from).is_some_and(|s| *s <= x + tolerance)
 }
 
+/// Whether `x` is within `tolerance` of one of the intervals.
+fn within(x: f64, tolerance: f64, intervals: &[(f64, f64)]) -> bool {
+    intervals.iter().any(|(lo, hi)| x >= lo - tolerance && x <= hi + tolerance)
+}
+
 /// True when `x`, shown with `dp` decimals, is a constant or rounds from a source.
 fn accounted(x: f64, dp: usize, sources: &Sources) -> bool {
     let tolerance = 0.5 * 10f64.powi(-(dp as i32)) + 1e-9;
-    CONSTANTS.iter().any(|(c, _)| (*c - x).abs() < 1e-9) || near(x, tolerance, &sources.numbers)
+    CONSTANTS.iter().any(|(c, _)| (*c - x).abs() < 1e-9)
+        || near(x, tolerance, &sources.numbers)
+        || within(x, tolerance, &sources.pounds)
+        // A difference of two values each rounded as shown: twice the rounding, plus precision.
+        || sources.pound_changes.iter().any(|(c, w)| (x - c).abs() <= w + 2.0 * tolerance)
 }
 
 /// The quantities of a line that are read whole: durations ("7 h 18 min", "45 min"), masses
@@ -205,7 +223,7 @@ fn compounds(line: &str, sources: &Sources) -> (String, Vec<String>) {
                 i += 4;
             }
             (Some(st), Some("st"), Some(p), Some("lb")) => {
-                if !near(st * 14.0 + p, 0.051, &sources.pounds) {
+                if !within(st * 14.0 + p, 0.051, &sources.pounds) {
                     problems.push(format!("{st} st {p} lb"));
                 }
                 i += 4;
@@ -339,7 +357,7 @@ fn every_number_in_briefs_and_lists_comes_from_the_structured_answer() {
 fn the_checker_catches_what_it_is_for() {
     let v = json!({"steps": 9210, "weight_kg": 76.47, "asleep_h": 7.42, "bedtime": "23:02",
         "start": "2026-03-15T07:12:00+01:00", "why": "your median of 9,500 steps at 22:45 over 6 h 10 min",
-        "scorecard": {"current": {"w": 76.47}, "previous": {"w": 76.74}}});
+        "scorecard": {"current": {"latest_weight_kg": 76.47}, "previous": {"latest_weight_kg": 76.74}}});
     let known = sources(&v, "imperial");
     let ok = |text: &str| {
         let (plain, problems) = compounds(text, &known);

@@ -1,14 +1,13 @@
 //! The daily brief: one civil day's body, sleep, activity and heart, with readiness context.
 
-use serde_json::Value;
+use serde::Serialize;
 
 use crate::domain::summary::markdown::md;
 use crate::domain::summary::{
-    Bp, DAILY_LOOKBACK_DAYS, DOMAINS, Inputs, Night, Weighin, activity_of, at_or_above_130_80,
-    bedtime_target, clock, domain_quality, fin, freshness, int, main_sleep, median, num, safety,
-    unwrap_bedtime,
+    Action, ActivityDay, Bp, DAILY_LOOKBACK_DAYS, DOMAINS, DomainState, Fresh, Inputs, Keyed, Kg, Night,
+    SAFETY, Safety, Weighin, activity_of, at_or_above_130_80, bedtime_target, clock, domain_quality, fin,
+    freshness, int, main_sleep, median, num, unwrap_bedtime,
 };
-use crate::value::json;
 
 /// Until this local time (10:00) on the day in progress, a main sleep not yet ended (or synced)
 /// is the night still going, not a tracker to check.
@@ -21,10 +20,194 @@ pub struct Now {
     pub secs: i64,
 }
 
+/// The daily brief as the tool answers it (its `structuredContent`, field order as key order);
+/// the markdown renders from the same value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Daily {
+    pub kind: &'static str,
+    pub date: String,
+    pub is_today: bool,
+    /// The local time the day in progress was read at: its totals are "so far".
+    pub as_of: Option<String>,
+    /// `ok`, `partial`, `no_data` or `unavailable`.
+    pub status: &'static str,
+    pub scorecard: DailyScorecard,
+    pub body: Body,
+    pub sleep: SleepOut,
+    pub activity: ActivityOut,
+    pub heart: HeartOut,
+    pub diagnostic: DailyDiagnostic,
+    pub data_quality: DailyQuality,
+    pub freshness: Keyed<Fresh>,
+    pub safety: Safety,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DailyScorecard {
+    pub weight_kg: Kg<2>,
+    pub sleep_hours: Option<f64>,
+    pub sleep_score: Option<i64>,
+    pub sleep_efficiency_pct: Option<f64>,
+    pub steps: Option<i64>,
+    pub active_minutes: Option<i64>,
+    pub resting_hr_bpm: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Body {
+    /// `measured`, `not_measured`, `no_data` or `failed`.
+    pub status: &'static str,
+    pub reason: Option<String>,
+    pub weighin: Option<WeighinOut>,
+    pub change: Option<Change>,
+    pub latest_before: Option<WeighinOut>,
+    pub weighins_that_day: usize,
+    pub excluded_unattributed: usize,
+}
+
+/// One weigh-in; masses kept whole for display, written with 2 decimals.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WeighinOut {
+    pub date: String,
+    pub t: i64,
+    pub weight_kg: Kg<2>,
+    pub fat_ratio_pct: Option<f64>,
+    pub fat_mass_kg: Kg<2>,
+    pub fat_free_mass_kg: Kg<2>,
+    pub muscle_mass_kg: Kg<2>,
+    pub bone_mass_kg: Kg<2>,
+    pub hydration_kg: Kg<2>,
+    pub heart_pulse_bpm: Option<i64>,
+    pub manual: bool,
+    /// Only for `latest_before`: how many days before the brief's day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub days_before: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    /// To the gram, so that a change shown in pounds is converted, not re-rounded, kilograms.
+    pub weight_kg: Kg<3>,
+    pub fat_ratio_pct: Option<f64>,
+    pub since_date: String,
+    pub days: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SleepOut {
+    /// `recorded`, `naps_only`, `no_data` or `failed`.
+    pub status: &'static str,
+    pub reason: Option<String>,
+    pub main: Option<NightOut>,
+    pub naps: Vec<NightOut>,
+    pub other_sessions: Vec<NightOut>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NightOut {
+    pub date: String,
+    pub start: i64,
+    pub end: i64,
+    pub bedtime: String,
+    pub wake_time: String,
+    pub asleep_h: Option<f64>,
+    pub in_bed_h: Option<f64>,
+    pub deep_min: Option<i64>,
+    pub light_min: Option<i64>,
+    pub rem_min: Option<i64>,
+    pub awake_min: Option<i64>,
+    pub wakeups: Option<i64>,
+    pub score: Option<i64>,
+    pub efficiency_pct: Option<f64>,
+    pub hr_average_bpm: Option<i64>,
+    pub hr_min_bpm: Option<i64>,
+    pub rr_average_per_min: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActivityOut {
+    /// `recorded`, `no_data` or `failed`.
+    pub status: &'static str,
+    pub reason: Option<String>,
+    pub partial_day: bool,
+    pub steps: Option<i64>,
+    pub distance_km: Option<f64>,
+    pub active_minutes: Option<i64>,
+    pub moderate_minutes: Option<i64>,
+    pub intense_minutes: Option<i64>,
+    pub active_calories_kcal: Option<i64>,
+    pub total_calories_kcal: Option<i64>,
+    pub hr_average_bpm: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeartOut {
+    /// `ok` or `failed`.
+    pub status: &'static str,
+    pub reason: Option<String>,
+    pub sleep_min_hr_bpm: Option<i64>,
+    pub sleep_avg_hr_bpm: Option<i64>,
+    pub sleep_resting_hr_bpm: Option<i64>,
+    pub sleep_hrv_rmssd_ms: Option<i64>,
+    pub weighin_pulse_bpm: Option<i64>,
+    pub latest_heart_rate_bpm: Option<i64>,
+    pub blood_pressure: Option<BpOut>,
+    pub bp_readings_that_day: usize,
+    pub ecg: Vec<EcgOut>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BpOut {
+    pub date: String,
+    pub t: i64,
+    pub systolic_mmhg: Option<i64>,
+    pub diastolic_mmhg: Option<i64>,
+    pub pulse_bpm: Option<i64>,
+    pub days_before: i64,
+    pub at_or_above_130_80: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EcgOut {
+    pub t: i64,
+    pub classification: String,
+    pub heart_rate_bpm: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DailyDiagnostic {
+    pub readiness_context: &'static str,
+    pub primary_signal: String,
+    pub readiness_evidence: ReadinessEvidence,
+    pub action_candidates: Vec<Action>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadinessEvidence {
+    pub sleep_hours: Option<f64>,
+    pub sleep_score: Option<i64>,
+    pub usual_sleep_hours: Option<f64>,
+    pub usual_nights: usize,
+    pub previous_day_steps: Option<i64>,
+    /// The usual bedtime, and the one an early night aims at (30 min before, on a quarter).
+    pub usual_bedtime: Option<String>,
+    pub bedtime_target: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DailyQuality {
+    pub confidence: &'static str,
+    pub confidence_reasons: Vec<String>,
+    pub recorded: Vec<&'static str>,
+    pub failed: Vec<&'static str>,
+    pub domains: Keyed<DomainState>,
+}
+
 /// The daily brief for `day`. `now` tells whether the day is still in progress (its activity is
-/// partial, its night may not be over) and anchors nothing else. Records outside `day - DAILY_LOOKBACK_DAYS ..= day` are used
-/// only as context (previous weigh-in, usual sleep), never as the day's own data.
-pub fn daily(inputs: &Inputs, day: i64, now: Now, label: &dyn Fn(i64) -> String) -> Value {
+/// partial, its night may not be over) and anchors nothing else. Records outside
+/// `day - DAILY_LOOKBACK_DAYS ..= day` are used only as context (previous weigh-in, usual sleep),
+/// never as the day's own data.
+pub fn daily(inputs: &Inputs, day: i64, now: Now, label: &dyn Fn(i64) -> String) -> Daily {
     let today = now.day;
     let body = body(inputs, day, label);
     let sleep = sleep(inputs, day, label);
@@ -33,7 +216,7 @@ pub fn daily(inputs: &Inputs, day: i64, now: Now, label: &dyn Fn(i64) -> String)
     let mut readiness = readiness(inputs, day, today, label);
     let night_open = day == today
         && now.secs < NIGHT_OVER_BY_S
-        && sleep["main"].is_null()
+        && sleep.main.is_none()
         && inputs.nights.failure().is_none();
     if night_open {
         readiness.primary = format!(
@@ -41,80 +224,81 @@ pub fn daily(inputs: &Inputs, day: i64, now: Now, label: &dyn Fn(i64) -> String)
             clock(now.secs)
         );
     }
-    let recorded: Vec<&str> = DOMAINS.iter().copied().filter(|d| inputs.has_data(d, day, day)).collect();
-    let failed: Vec<&str> = DOMAINS.iter().copied().filter(|d| inputs.failure(d).is_some()).collect();
+    let recorded: Vec<&'static str> =
+        DOMAINS.iter().copied().filter(|d| inputs.has_data(d, day, day)).collect();
+    let failed: Vec<&'static str> = DOMAINS.iter().copied().filter(|d| inputs.failure(d).is_some()).collect();
     let status = match (recorded.is_empty(), failed.len()) {
         (_, n) if n == DOMAINS.len() => "unavailable",
         (true, _) => "no_data",
         (false, 0) => "ok",
         (false, _) => "partial",
     };
-    let (confidence, reasons) = confidence(inputs, day, &failed);
-    let actions = match night_open {
+    let (confidence, confidence_reasons) = confidence(inputs, day, &failed);
+    let action_candidates = match night_open {
         // Nothing to act on before the night has ended: no "check the tracker" at 04:30.
         true => Vec::new(),
         false => actions(inputs, day, today, &readiness, &heart, label),
     };
-
-    json!({
-        "kind": "daily_summary",
-        "date": label(day),
-        "is_today": day == today,
-        // The local time the day in progress was read at: its totals are "so far".
-        "as_of": (day == today).then(|| clock(now.secs)),
-        "status": status,
-        "scorecard": {
-            "weight_kg": body["weighin"]["weight_kg"].clone(),
-            "sleep_hours": sleep["main"]["asleep_h"].clone(),
-            "sleep_score": sleep["main"]["score"].clone(),
-            "sleep_efficiency_pct": sleep["main"]["efficiency_pct"].clone(),
-            "steps": activity["steps"].clone(),
-            "active_minutes": activity["active_minutes"].clone(),
-            "resting_hr_bpm": heart["sleep_min_hr_bpm"].clone(),
+    let main = sleep.main.as_ref();
+    Daily {
+        kind: "daily_summary",
+        date: label(day),
+        is_today: day == today,
+        as_of: (day == today).then(|| clock(now.secs)),
+        status,
+        scorecard: DailyScorecard {
+            weight_kg: body.weighin.as_ref().map(|w| w.weight_kg).unwrap_or_default(),
+            sleep_hours: main.and_then(|n| n.asleep_h),
+            sleep_score: main.and_then(|n| n.score),
+            sleep_efficiency_pct: main.and_then(|n| n.efficiency_pct),
+            steps: activity.steps,
+            active_minutes: activity.active_minutes,
+            resting_hr_bpm: heart.sleep_min_hr_bpm,
         },
-        "body": body,
-        "sleep": sleep,
-        "activity": activity,
-        "heart": heart,
-        "diagnostic": {
-            "readiness_context": readiness.state,
-            "primary_signal": readiness.primary,
-            "readiness_evidence": readiness.evidence,
-            "action_candidates": actions,
+        diagnostic: DailyDiagnostic {
+            readiness_context: readiness.state,
+            primary_signal: readiness.primary,
+            readiness_evidence: readiness.evidence,
+            action_candidates,
         },
-        "data_quality": {
-            "confidence": confidence,
-            "confidence_reasons": reasons,
-            "recorded": recorded,
-            "failed": failed,
-            "domains": domain_quality(inputs, day, day),
+        data_quality: DailyQuality {
+            confidence,
+            confidence_reasons,
+            recorded,
+            failed,
+            domains: domain_quality(inputs, day, day),
         },
-        "freshness": freshness(inputs, day, label),
-        "safety": safety(),
-    })
+        body,
+        sleep,
+        activity,
+        heart,
+        freshness: freshness(inputs, day, label),
+        safety: SAFETY,
+    }
 }
 
-fn weighin_json(w: &Weighin, label: &dyn Fn(i64) -> String) -> Value {
-    json!({
-        "date": label(w.day),
-        "t": w.t,
-        "weight_kg": num(w.weight_kg, 2),
-        "fat_ratio_pct": num(w.fat_ratio_pct, 1),
-        "fat_mass_kg": num(w.fat_mass_kg, 2),
-        "fat_free_mass_kg": num(w.fat_free_mass_kg, 2),
-        "muscle_mass_kg": num(w.muscle_mass_kg, 2),
-        "bone_mass_kg": num(w.bone_mass_kg, 2),
-        "hydration_kg": num(w.hydration_kg, 2),
-        "heart_pulse_bpm": int(w.heart_pulse_bpm),
-        "manual": w.manual,
-    })
+fn weighin_out(w: &Weighin, label: &dyn Fn(i64) -> String) -> WeighinOut {
+    WeighinOut {
+        date: label(w.day),
+        t: w.t,
+        weight_kg: Kg(fin(w.weight_kg)),
+        fat_ratio_pct: num(w.fat_ratio_pct, 1),
+        fat_mass_kg: Kg(fin(w.fat_mass_kg)),
+        fat_free_mass_kg: Kg(fin(w.fat_free_mass_kg)),
+        muscle_mass_kg: Kg(fin(w.muscle_mass_kg)),
+        bone_mass_kg: Kg(fin(w.bone_mass_kg)),
+        hydration_kg: Kg(fin(w.hydration_kg)),
+        heart_pulse_bpm: int(w.heart_pulse_bpm),
+        manual: w.manual,
+        days_before: None,
+    }
 }
 
 fn diff(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     Some(fin(a)? - fin(b)?)
 }
 
-fn body(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value {
+fn body(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Body {
     let own = inputs.own_weighins();
     let that_day: Vec<&&Weighin> = own.iter().filter(|w| w.day == day).collect();
     let unattributed = inputs.weighins.items().iter().filter(|w| w.day == day && w.guest).count();
@@ -130,69 +314,65 @@ fn body(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value {
         (None, None, None) => "no_data",
     };
     let change = match (latest, previous) {
-        (Some(w), Some(p)) => json!({
-            // To the gram, so that a change shown in pounds is converted, not re-rounded, kilograms.
-            "weight_kg": num(diff(w.weight_kg, p.weight_kg), 3),
-            "fat_ratio_pct": num(diff(w.fat_ratio_pct, p.fat_ratio_pct), 1),
-            "since_date": label(p.day),
-            "days": w.day - p.day,
+        (Some(w), Some(p)) => Some(Change {
+            weight_kg: Kg(diff(w.weight_kg, p.weight_kg)),
+            fat_ratio_pct: num(diff(w.fat_ratio_pct, p.fat_ratio_pct), 1),
+            since_date: label(p.day),
+            days: w.day - p.day,
         }),
-        _ => Value::Null,
+        _ => None,
     };
-    json!({
-        "status": status,
-        "reason": inputs.weighins.failure(),
-        "weighin": latest.map(|w| weighin_json(w, label)),
-        "change": change,
-        "latest_before": match latest {
-            None => previous.map(|p| {
-                let mut v = weighin_json(p, label);
-                v["days_before"] = json!(day - p.day);
-                v
-            }),
-            Some(_) => None,
-        },
-        "weighins_that_day": that_day.len(),
-        "excluded_unattributed": unattributed,
-    })
+    let latest_before = match latest {
+        None => previous.map(|p| WeighinOut { days_before: Some(day - p.day), ..weighin_out(p, label) }),
+        Some(_) => None,
+    };
+    Body {
+        status,
+        reason: inputs.weighins.failure().map(str::to_string),
+        weighin: latest.map(|w| weighin_out(w, label)),
+        change,
+        latest_before,
+        weighins_that_day: that_day.len(),
+        excluded_unattributed: unattributed,
+    }
 }
 
-fn night_json(n: &Night, label: &dyn Fn(i64) -> String) -> Value {
+fn night_out(n: &Night, label: &dyn Fn(i64) -> String) -> NightOut {
     let mins = |s: Option<f64>| int(fin(s).map(|s| s / 60.0));
     let efficiency = match (fin(n.asleep_s), fin(n.awake_s)) {
         (Some(a), Some(w)) if a + w > 0.0 => Some(a / (a + w) * 100.0),
         _ => None,
     };
-    json!({
-        "date": label(n.day),
-        "start": n.start,
-        "end": n.end,
-        "bedtime": clock(n.bedtime_local_s),
-        "wake_time": clock(n.wake_local_s),
-        "asleep_h": num(fin(n.asleep_s).map(|s| s / 3600.0), 2),
-        "in_bed_h": num(Some((n.end - n.start) as f64 / 3600.0), 2),
-        "deep_min": mins(n.deep_s),
-        "light_min": mins(n.light_s),
-        "rem_min": mins(n.rem_s),
-        "awake_min": mins(n.awake_s),
-        "wakeups": int(n.wakeups),
-        "score": int(n.score),
-        "efficiency_pct": num(efficiency, 1),
-        "hr_average_bpm": int(n.hr_average),
-        "hr_min_bpm": int(n.hr_min),
-        "rr_average_per_min": num(n.rr_average, 1),
-    })
+    NightOut {
+        date: label(n.day),
+        start: n.start,
+        end: n.end,
+        bedtime: clock(n.bedtime_local_s),
+        wake_time: clock(n.wake_local_s),
+        asleep_h: num(fin(n.asleep_s).map(|s| s / 3600.0), 2),
+        in_bed_h: num(Some((n.end - n.start) as f64 / 3600.0), 2),
+        deep_min: mins(n.deep_s),
+        light_min: mins(n.light_s),
+        rem_min: mins(n.rem_s),
+        awake_min: mins(n.awake_s),
+        wakeups: int(n.wakeups),
+        score: int(n.score),
+        efficiency_pct: num(efficiency, 1),
+        hr_average_bpm: int(n.hr_average),
+        hr_min_bpm: int(n.hr_min),
+        rr_average_per_min: num(n.rr_average, 1),
+    }
 }
 
-fn sleep(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value {
+fn sleep(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> SleepOut {
     let nights = inputs.nights.items();
     let main = main_sleep(nights, day);
-    let naps: Vec<Value> =
-        nights.iter().filter(|n| n.day == day && n.nap).map(|n| night_json(n, label)).collect();
-    let others: Vec<Value> = nights
+    let naps: Vec<NightOut> =
+        nights.iter().filter(|n| n.day == day && n.nap).map(|n| night_out(n, label)).collect();
+    let others: Vec<NightOut> = nights
         .iter()
         .filter(|n| n.day == day && !n.nap && main.is_some_and(|m| !std::ptr::eq(*n, m)))
-        .map(|n| night_json(n, label))
+        .map(|n| night_out(n, label))
         .collect();
     let status = match (inputs.nights.failure(), main, naps.is_empty()) {
         (Some(_), _, _) => "failed",
@@ -200,36 +380,36 @@ fn sleep(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value {
         (None, None, false) => "naps_only",
         (None, None, true) => "no_data",
     };
-    json!({
-        "status": status,
-        "reason": inputs.nights.failure(),
-        "main": main.map(|n| night_json(n, label)),
-        "naps": naps,
-        "other_sessions": others,
-    })
+    SleepOut {
+        status,
+        reason: inputs.nights.failure().map(str::to_string),
+        main: main.map(|n| night_out(n, label)),
+        naps,
+        other_sessions: others,
+    }
 }
 
-fn activity(inputs: &Inputs, day: i64, today: i64) -> Value {
+fn activity(inputs: &Inputs, day: i64, today: i64) -> ActivityOut {
     let a = activity_of(inputs.activity.items(), day);
     let status = match (inputs.activity.failure(), a) {
         (Some(_), _) => "failed",
         (None, Some(_)) => "recorded",
         (None, None) => "no_data",
     };
-    let get = |f: fn(&crate::domain::summary::ActivityDay) -> Option<f64>| a.and_then(|a| fin(f(a)));
-    json!({
-        "status": status,
-        "reason": inputs.activity.failure(),
-        "partial_day": day == today,
-        "steps": int(get(|a| a.steps)),
-        "distance_km": num(get(|a| a.distance_m).map(|m| m / 1000.0), 2),
-        "active_minutes": int(get(|a| a.active_s).map(|s| s / 60.0)),
-        "moderate_minutes": int(get(|a| a.moderate_s).map(|s| s / 60.0)),
-        "intense_minutes": int(get(|a| a.intense_s).map(|s| s / 60.0)),
-        "active_calories_kcal": int(get(|a| a.calories)),
-        "total_calories_kcal": int(get(|a| a.total_calories)),
-        "hr_average_bpm": int(get(|a| a.hr_average)),
-    })
+    let get = |f: fn(&ActivityDay) -> Option<f64>| a.and_then(|a| fin(f(a)));
+    ActivityOut {
+        status,
+        reason: inputs.activity.failure().map(str::to_string),
+        partial_day: day == today,
+        steps: int(get(|a| a.steps)),
+        distance_km: num(get(|a| a.distance_m).map(|m| m / 1000.0), 2),
+        active_minutes: int(get(|a| a.active_s).map(|s| s / 60.0)),
+        moderate_minutes: int(get(|a| a.moderate_s).map(|s| s / 60.0)),
+        intense_minutes: int(get(|a| a.intense_s).map(|s| s / 60.0)),
+        active_calories_kcal: int(get(|a| a.calories)),
+        total_calories_kcal: int(get(|a| a.total_calories)),
+        hr_average_bpm: int(get(|a| a.hr_average)),
+    }
 }
 
 /// The latest BP reading on `day`, else the latest in the 7 days before it.
@@ -239,48 +419,52 @@ fn latest_bp(inputs: &Inputs, day: i64) -> Option<Bp> {
     on_day.or_else(|| all.iter().rev().find(|b| b.day < day && b.day >= day - 7)).copied()
 }
 
-fn heart(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> Value {
+fn heart(inputs: &Inputs, day: i64, label: &dyn Fn(i64) -> String) -> HeartOut {
     let main = main_sleep(inputs.nights.items(), day);
     let pulse =
         inputs.own_weighins().iter().rev().find(|w| w.day == day).and_then(|w| fin(w.heart_pulse_bpm));
     let records: Vec<_> = inputs.heart.items().iter().filter(|h| h.day == day).collect();
     let latest_hr = records.iter().filter(|h| fin(h.heart_rate).is_some()).max_by_key(|h| h.t);
-    let bp = latest_bp(inputs, day);
-    let bp_count = inputs.bp_readings().iter().filter(|b| b.day == day).count();
     let mut ecgs: Vec<_> = records.iter().filter(|h| h.ecg.is_some()).collect();
     crate::sort::by_key(&mut ecgs, |h| h.t);
-    let ecg: Vec<Value> = ecgs
-        .iter()
-        .map(|h| json!({"t": h.t, "classification": h.ecg.clone().unwrap_or_default(), "heart_rate_bpm": int(h.heart_rate)}))
-        .collect();
-    json!({
-        "status": match inputs.heart.failure() { Some(_) => "failed", None => "ok" },
-        "reason": inputs.heart.failure(),
-        "sleep_min_hr_bpm": int(main.and_then(|n| n.hr_min)),
-        "sleep_avg_hr_bpm": int(main.and_then(|n| n.hr_average)),
-        "sleep_resting_hr_bpm": int(main.and_then(|n| n.rest_hr)),
-        "sleep_hrv_rmssd_ms": int(main.and_then(|n| n.hrv_rmssd)),
-        "weighin_pulse_bpm": int(pulse),
-        "latest_heart_rate_bpm": int(latest_hr.and_then(|h| h.heart_rate)),
-        "blood_pressure": bp.map(|b| json!({
-            "date": label(b.day),
-            "t": b.t,
-            "systolic_mmhg": int(Some(b.sys)),
-            "diastolic_mmhg": int(Some(b.dia)),
-            "pulse_bpm": int(b.pulse),
-            "days_before": day - b.day,
-            "at_or_above_130_80": at_or_above_130_80(b.sys, b.dia),
-        })),
-        "bp_readings_that_day": bp_count,
-        "ecg": ecg,
-    })
+    HeartOut {
+        status: match inputs.heart.failure() {
+            Some(_) => "failed",
+            None => "ok",
+        },
+        reason: inputs.heart.failure().map(str::to_string),
+        sleep_min_hr_bpm: int(main.and_then(|n| n.hr_min)),
+        sleep_avg_hr_bpm: int(main.and_then(|n| n.hr_average)),
+        sleep_resting_hr_bpm: int(main.and_then(|n| n.rest_hr)),
+        sleep_hrv_rmssd_ms: int(main.and_then(|n| n.hrv_rmssd)),
+        weighin_pulse_bpm: int(pulse),
+        latest_heart_rate_bpm: int(latest_hr.and_then(|h| h.heart_rate)),
+        blood_pressure: latest_bp(inputs, day).map(|b| BpOut {
+            date: label(b.day),
+            t: b.t,
+            systolic_mmhg: int(Some(b.sys)),
+            diastolic_mmhg: int(Some(b.dia)),
+            pulse_bpm: int(b.pulse),
+            days_before: day - b.day,
+            at_or_above_130_80: at_or_above_130_80(b.sys, b.dia),
+        }),
+        bp_readings_that_day: inputs.bp_readings().iter().filter(|b| b.day == day).count(),
+        ecg: ecgs
+            .iter()
+            .map(|h| EcgOut {
+                t: h.t,
+                classification: h.ecg.clone().unwrap_or_default(),
+                heart_rate_bpm: int(h.heart_rate),
+            })
+            .collect(),
+    }
 }
 
 /// Readiness context: last night's sleep against the person's own recent nights.
 struct Readiness {
     state: &'static str,
     primary: String,
-    evidence: Value,
+    evidence: ReadinessEvidence,
     usual_bedtime: Option<i64>,
 }
 
@@ -341,16 +525,15 @@ fn readiness(inputs: &Inputs, day: i64, today: i64, label: &dyn Fn(i64) -> Strin
     Readiness {
         state,
         primary,
-        evidence: json!({
-            "sleep_hours": num(hours, 2),
-            "sleep_score": int(score),
-            "usual_sleep_hours": num(usual_hours, 2),
-            "usual_nights": prior.len(),
-            "previous_day_steps": int(prev_steps),
-            // The usual bedtime, and the one an early night aims at (30 min before, on a quarter).
-            "usual_bedtime": usual_bedtime.map(clock),
-            "bedtime_target": usual_bedtime.map(|b| bedtime_target(b, 1800)),
-        }),
+        evidence: ReadinessEvidence {
+            sleep_hours: num(hours, 2),
+            sleep_score: int(score),
+            usual_sleep_hours: num(usual_hours, 2),
+            usual_nights: prior.len(),
+            previous_day_steps: int(prev_steps),
+            usual_bedtime: usual_bedtime.map(clock),
+            bedtime_target: usual_bedtime.map(|b| bedtime_target(b, 1800)),
+        },
         usual_bedtime,
     }
 }
@@ -380,18 +563,20 @@ fn confidence(inputs: &Inputs, day: i64, failed: &[&str]) -> (&'static str, Vec<
     (level, reasons)
 }
 
-fn action(area: &str, action: String, why: String) -> Value {
-    json!({"area": area, "action": action, "why": why})
+fn action(area: &'static str, action: String, why: String) -> Action {
+    Action { area, action, why }
 }
 
+/// What to do about the day: unreadable domains, the night's readiness, blood pressure, an ECG,
+/// a long gap without weighing in, and a day with few steps.
 fn actions(
     inputs: &Inputs,
     day: i64,
     today: i64,
     r: &Readiness,
-    heart: &Value,
+    heart: &HeartOut,
     label: &dyn Fn(i64) -> String,
-) -> Vec<Value> {
+) -> Vec<Action> {
     let mut out = Vec::new();
     for d in DOMAINS {
         if let Some(why) = inputs.failure(d) {
@@ -402,60 +587,28 @@ fn actions(
             ));
         }
     }
-    let bedtime = r.usual_bedtime.map(|b| bedtime_target(b, 1800));
-    match r.state {
-        "insufficient_data" if inputs.nights.failure().is_none() => out.push(action(
-            "sleep",
-            format!(
-                "Check that the sleep tracker synced; readiness is unknown without the main sleep ending {}",
-                day_word(day, today, label)
-            ),
-            r.primary.clone(),
-        )),
-        "low_sleep_score" | "sleep_limited" | "high_activity_low_sleep" | "below_baseline" => {
-            let (on, evening) = match day == today {
-                true => ("today".to_string(), "tonight"),
-                false => (day_word(day, today, label), "that evening"),
-            };
-            out.push(action("training", format!("Favour easy or moderate effort {on}"), r.primary.clone()));
-            let act = match &bedtime {
-                Some(b) => format!("Aim to be in bed by {b} {evening}, 30 min before your usual bedtime"),
-                None => format!("Protect {evening}'s sleep window with an earlier bedtime"),
-            };
-            out.push(action("sleep", act, r.primary.clone()));
-        }
-        "well_rested" => out.push(action(
-            "training",
-            // The reason (the readiness line) already says recovery looks normal.
-            "A harder session fits if one is planned".into(),
-            r.primary.clone(),
-        )),
-        _ => {}
-    }
-    if let (Some(s), Some(d)) =
-        (heart.pointer("/blood_pressure/systolic_mmhg"), heart.pointer("/blood_pressure/diastolic_mmhg"))
-        && heart.pointer("/blood_pressure/at_or_above_130_80") == Some(&Value::Bool(true))
+    out.extend(readiness_actions(inputs, day, today, r, label));
+    if let Some(bp) = heart.blood_pressure.as_ref().filter(|b| b.at_or_above_130_80)
+        && let (Some(s), Some(d)) = (bp.systolic_mmhg, bp.diastolic_mmhg)
     {
-        let date = heart.pointer("/blood_pressure/date").and_then(Value::as_str).unwrap_or_default();
         out.push(action(
             "blood_pressure",
             "Repeat the reading seated after 5 minutes of rest; if readings stay at or above 130/80 mmHg, discuss them with a clinician".into(),
             format!(
-                "latest reading {s}/{d} mmHg on {date}: {}",
-                crate::domain::summary::markdown::bp_over(s.as_f64().unwrap_or(0.0), d.as_f64().unwrap_or(0.0))
+                "latest reading {s}/{d} mmHg on {}: {}",
+                bp.date,
+                crate::domain::summary::markdown::bp_over(s as f64, d as f64)
             ),
         ));
     }
-    let afib = inputs.heart.items().iter().any(|h| h.day == day && h.ecg.as_deref() == Some("afib"));
-    if afib {
+    if inputs.heart.items().iter().any(|h| h.day == day && h.ecg.as_deref() == Some("afib")) {
         out.push(action(
             "heart",
             "Share the ECG recording with a clinician".into(),
             format!("an ECG on {} was classified as possible atrial fibrillation", label(day)),
         ));
     }
-    let own = inputs.own_weighins();
-    if let Some(last) = own.iter().rev().find(|w| w.day <= day)
+    if let Some(last) = inputs.own_weighins().iter().rev().find(|w| w.day <= day)
         && day - last.day >= 7
     {
         out.push(action(
@@ -475,6 +628,46 @@ fn actions(
         ));
     }
     out
+}
+
+/// What the night's readiness asks for: a tracker to check, an easier day and an earlier night,
+/// or room for a harder session; worded for the day asked about.
+fn readiness_actions(
+    inputs: &Inputs,
+    day: i64,
+    today: i64,
+    r: &Readiness,
+    label: &dyn Fn(i64) -> String,
+) -> Vec<Action> {
+    match r.state {
+        "insufficient_data" if inputs.nights.failure().is_none() => vec![action(
+            "sleep",
+            format!(
+                "Check that the sleep tracker synced; readiness is unknown without the main sleep ending {}",
+                day_word(day, today, label)
+            ),
+            r.primary.clone(),
+        )],
+        "low_sleep_score" | "sleep_limited" | "high_activity_low_sleep" | "below_baseline" => {
+            let (on, evening) = match day == today {
+                true => ("today".to_string(), "tonight"),
+                false => (day_word(day, today, label), "that evening"),
+            };
+            let bed = match r.usual_bedtime.map(|b| bedtime_target(b, 1800)) {
+                Some(b) => format!("Aim to be in bed by {b} {evening}, 30 min before your usual bedtime"),
+                None => format!("Protect {evening}'s sleep window with an earlier bedtime"),
+            };
+            vec![
+                action("training", format!("Favour easy or moderate effort {on}"), r.primary.clone()),
+                action("sleep", bed, r.primary.clone()),
+            ]
+        }
+        // The reason (the readiness line) already says recovery looks normal.
+        "well_rested" => {
+            vec![action("training", "A harder session fits if one is planned".into(), r.primary.clone())]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The day as a person says it, seen from `today`: "today", "yesterday", "on Tuesday" within

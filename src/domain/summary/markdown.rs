@@ -1,26 +1,18 @@
-//! Markdown renderings of the briefs, read back from the structured answer so that the text can
-//! never say something the JSON does not.
+//! Markdown renderings of the briefs, from the same typed answer the JSON is written from, so
+//! that the text can never say something the JSON does not (and a misspelled field does not
+//! compile). Masses are kept unrounded there and converted here before rounding.
 
-use serde_json::Value;
-
-use crate::domain::summary::DOMAINS;
+use crate::domain::summary::daily::{ActivityOut, Body, HeartOut, NightOut, SleepOut, WeighinOut};
+use crate::domain::summary::weekly::{Period, Scorecard};
+use crate::domain::summary::{Action, Daily, DomainState, Fresh, Keyed, SAFETY, Weekly};
 use crate::domain::units::{self, Units};
 
-/// Field readers and number formatting shared by both renderings.
+/// Number and word formatting shared by both renderings.
 pub(crate) mod md {
-    use serde_json::Value;
-
-    pub fn f(v: &Value, ptr: &str) -> Option<f64> {
-        v.pointer(ptr).and_then(Value::as_f64)
-    }
-
-    pub fn s<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
-        v.pointer(ptr).and_then(Value::as_str)
-    }
-
-    /// A number with thousands separators and `dp` decimals.
+    /// A number with thousands separators and `dp` decimals, rounded half away from zero as
+    /// the JSON's figures are (a formatter alone rounds 76.535 to 76.53 where the JSON says 76.54).
     pub fn n(x: f64, dp: usize) -> String {
-        crate::domain::units::grouped(x, dp)
+        crate::domain::units::grouped(crate::domain::units::round_to(x, dp as i32), dp)
     }
 
     /// A signed change, e.g. `+0.4` or `-1.2`.
@@ -69,9 +61,14 @@ pub(crate) mod md {
     }
 }
 
-/// A mass in kilograms shown in `units` ("72.4 kg", "159.6 lb", "11 st 5.6 lb").
+/// A mass in kilograms shown in `u` ("72.4 kg", "159.6 lb", "11 st 5.6 lb"): converted from the
+/// unrounded kilograms, then rounded as the JSON rounds.
 fn mass(kg: f64, dp: u32, u: Units) -> String {
-    units::format_quantity(kg, "kg", u, dp).unwrap_or_else(|| format!("{} kg", md::n(kg, dp as usize)))
+    match units::convert(kg, "kg", u) {
+        Some((lb, _)) if u == Units::Uk => units::stones(lb),
+        Some((x, unit)) => format!("{} {unit}", units::fmt_num(units::round_to(x, dp as i32), dp)),
+        None => "unknown".into(),
+    }
 }
 
 /// A change of mass, signed, in `u`: converted from the kilograms given, then rounded.
@@ -102,88 +99,78 @@ fn change_cell(c: f64, p: f64, pct: Option<f64>, unit: &str, dp: usize, is_mass:
 }
 
 /// A person-friendly rendering of a [`daily`] answer, with masses and distances in `u`.
-pub fn daily_markdown(v: &Value, u: Units) -> String {
-    let date = md::s(v, "/date").unwrap_or("?");
+pub fn daily_markdown(v: &Daily, u: Units) -> String {
+    let date = v.date.as_str();
     let mut out = String::new();
-    let suffix = match v["is_today"].as_bool() {
-        Some(true) => " (today, day in progress)",
-        _ => "",
-    };
+    let suffix = if v.is_today { " (today, day in progress)" } else { "" };
     out.push_str(&format!("# Withings daily brief: {date}{suffix}\n\n"));
-    match md::s(v, "/status") {
-        Some("no_data") => out.push_str(&format!("Nothing was recorded on {date}.\n\n")),
-        Some("unavailable") => out.push_str("No Withings data could be read; see Data quality below.\n\n"),
+    match v.status {
+        "no_data" => out.push_str(&format!("Nothing was recorded on {date}.\n\n")),
+        "unavailable" => out.push_str("No Withings data could be read; see Data quality below.\n\n"),
         _ => {}
     }
-    if let Some(p) = md::s(v, "/diagnostic/primary_signal") {
-        out.push_str(&format!(
-            "**Readiness:** {} {}\n\n",
-            md::s(v, "/diagnostic/readiness_context").unwrap_or("?").replace('_', " "),
-            md::paren(p)
-        ));
-    }
-
-    out.push_str(&daily_sleep(v, date));
-    out.push_str(&daily_activity(v, date, u));
-    out.push_str(&daily_body(v, date, u));
-    out.push_str(&daily_heart(v));
-    out.push_str(&actions_md(&v["diagnostic"]["action_candidates"]));
-    out.push_str(&quality_md(v));
+    let d = &v.diagnostic;
+    out.push_str(&format!(
+        "**Readiness:** {} {}\n\n",
+        d.readiness_context.replace('_', " "),
+        md::paren(&d.primary_signal)
+    ));
+    out.push_str(&daily_sleep(&v.sleep, date, v.is_today));
+    out.push_str(&daily_activity(&v.activity, date, v.as_of.as_deref(), u));
+    out.push_str(&daily_body(&v.body, date, u));
+    out.push_str(&daily_heart(&v.heart));
+    out.push_str(&actions_md(&d.action_candidates));
+    let q = &v.data_quality;
+    out.push_str(&quality_md(q.confidence, &q.confidence_reasons, &q.domains, &v.freshness));
     out
 }
 
 /// `## Sleep`: the main sleep ending on the day, and naps apart.
-fn daily_sleep(v: &Value, date: &str) -> String {
-    let mut out = String::new();
-    out.push_str("## Sleep\n");
-    match md::s(v, "/sleep/status") {
-        Some("failed") => out.push_str(&format!(
-            "- Could not be read: {}\n",
-            md::s(v, "/sleep/reason").unwrap_or("unknown error")
-        )),
-        _ if v["sleep"]["main"].is_object() => out.push_str(&night_lines(&v["sleep"]["main"])),
-        _ if v["is_today"] == true => out.push_str("- No main sleep has ended yet today.\n"),
+fn daily_sleep(sl: &SleepOut, date: &str, is_today: bool) -> String {
+    let mut out = String::from("## Sleep\n");
+    match (&sl.main, sl.status) {
+        (_, "failed") => out
+            .push_str(&format!("- Could not be read: {}\n", sl.reason.as_deref().unwrap_or("unknown error"))),
+        (Some(main), _) => out.push_str(&night_lines(main)),
+        _ if is_today => out.push_str("- No main sleep has ended yet today.\n"),
         _ => out.push_str(&format!("- No main sleep ended on {date}.\n")),
     }
-    for nap in v["sleep"]["naps"].as_array().into_iter().flatten() {
-        let asleep = md::f(nap, "/asleep_h").map(md::hm).unwrap_or_else(|| "unknown time".into());
+    for nap in &sl.naps {
+        let asleep = nap.asleep_h.map(md::hm).unwrap_or_else(|| "unknown time".into());
         out.push_str(&format!(
             "- Nap {}–{}: {asleep} asleep (not counted as the night)\n",
-            md::s(nap, "/bedtime").unwrap_or("?"),
-            md::s(nap, "/wake_time").unwrap_or("?")
+            nap.bedtime, nap.wake_time
         ));
     }
     out
 }
 
 /// `## Activity`: the day's totals, in `u` for distances.
-fn daily_activity(v: &Value, date: &str, u: Units) -> String {
-    let mut out = String::new();
-    out.push_str("\n## Activity\n");
-    let a = &v["activity"];
-    match md::s(a, "/status") {
-        Some("failed") => out
-            .push_str(&format!("- Could not be read: {}\n", md::s(a, "/reason").unwrap_or("unknown error"))),
-        Some("recorded") => {
+fn daily_activity(a: &ActivityOut, date: &str, as_of: Option<&str>, u: Units) -> String {
+    let mut out = String::from("\n## Activity\n");
+    match a.status {
+        "failed" => out
+            .push_str(&format!("- Could not be read: {}\n", a.reason.as_deref().unwrap_or("unknown error"))),
+        "recorded" => {
             let mut parts = Vec::new();
-            if let Some(s) = md::f(a, "/steps") {
-                parts.push(format!("{} steps", md::n(s, 0)));
+            if let Some(s) = a.steps {
+                parts.push(format!("{} steps", md::n(s as f64, 0)));
             }
-            if let Some((d, unit)) = md::f(a, "/distance_km").and_then(|d| units::distance(d * 1000.0, u)) {
+            if let Some((d, unit)) = a.distance_km.and_then(|d| units::distance(d * 1000.0, u)) {
                 parts.push(format!("{} {unit}", md::n(d, 2)));
             }
-            if let Some(m) = md::f(a, "/active_minutes") {
-                parts.push(format!("{} active min", md::n(m, 0)));
+            if let Some(m) = a.active_minutes {
+                parts.push(format!("{} active min", md::n(m as f64, 0)));
             }
-            if let Some(c) = md::f(a, "/active_calories_kcal") {
-                parts.push(format!("{} kcal active", md::n(c, 0)));
+            if let Some(c) = a.active_calories_kcal {
+                parts.push(format!("{} kcal active", md::n(c as f64, 0)));
             }
-            if let Some(c) = md::f(a, "/total_calories_kcal") {
-                parts.push(format!("{} kcal total", md::n(c, 0)));
+            if let Some(c) = a.total_calories_kcal {
+                parts.push(format!("{} kcal total", md::n(c as f64, 0)));
             }
             // A day in progress has totals so far, not the day's.
-            match (a["partial_day"].as_bool(), md::s(v, "/as_of")) {
-                (Some(true), Some(t)) => {
+            match (a.partial_day, as_of) {
+                (true, Some(t)) => {
                     out.push_str(&format!("- So far today (as of {t}): {}\n", parts.join(", ")))
                 }
                 _ => out.push_str(&format!("- {}\n", parts.join(", "))),
@@ -195,81 +182,79 @@ fn daily_activity(v: &Value, date: &str, u: Units) -> String {
 }
 
 /// `## Body`: the day's weigh-in (or the latest before) and the change since the previous one.
-fn daily_body(v: &Value, date: &str, u: Units) -> String {
-    let mut out = String::new();
-    out.push_str("\n## Body\n");
-    let b = &v["body"];
-    match md::s(b, "/status") {
-        Some("failed") => out
-            .push_str(&format!("- Could not be read: {}\n", md::s(b, "/reason").unwrap_or("unknown error"))),
-        Some("measured") => {
-            out.push_str(&weighin_line(&b["weighin"], u));
-            if let Some(c) = md::f(b, "/change/weight_kg") {
+fn daily_body(b: &Body, date: &str, u: Units) -> String {
+    let mut out = String::from("\n## Body\n");
+    match (b.status, &b.weighin, &b.latest_before) {
+        ("failed", _, _) => out
+            .push_str(&format!("- Could not be read: {}\n", b.reason.as_deref().unwrap_or("unknown error"))),
+        ("measured", Some(w), _) => {
+            out.push_str(&weighin_line(w, u));
+            if let Some(c) = &b.change
+                && let Some(kg) = c.weight_kg.0
+            {
                 out.push_str(&format!(
                     "- Change: {} since {} ({})\n",
-                    mass_change(c, 2, u),
-                    md::s(b, "/change/since_date").unwrap_or("?"),
-                    md::days(md::f(b, "/change/days").unwrap_or(0.0))
+                    mass_change(kg, 2, u),
+                    c.since_date,
+                    md::days(c.days as f64)
                 ));
             }
         }
-        Some("not_measured") => {
+        ("not_measured", _, Some(w)) => {
             out.push_str(&format!("- No weigh-in on {date}. Latest before:\n"));
-            out.push_str(&format!("  {}", weighin_line(&b["latest_before"], u)));
+            out.push_str(&format!("  {}", weighin_line(w, u)));
         }
         _ => out.push_str("- No weigh-ins recorded.\n"),
     }
-    if let Some(n) = md::f(b, "/excluded_unattributed").filter(|n| *n > 0.0) {
-        let were = if n == 1.0 { "was" } else { "were" };
-        out.push_str(&format!("- {} with unclear attribution {were} left out.\n", md::count(n, "weigh-in")));
+    if b.excluded_unattributed > 0 {
+        let n = b.excluded_unattributed;
+        let were = if n == 1 { "was" } else { "were" };
+        out.push_str(&format!(
+            "- {} with unclear attribution {were} left out.\n",
+            md::count(n as f64, "weigh-in")
+        ));
     }
     out
 }
 
 /// `## Heart`: heart rates, blood pressure and ECGs of the day.
-fn daily_heart(v: &Value) -> String {
-    let mut out = String::new();
-    out.push_str("\n## Heart\n");
-    let h = &v["heart"];
+fn daily_heart(h: &HeartOut) -> String {
+    let mut out = String::from("\n## Heart\n");
     let mut any = false;
-    for (ptr, what, unit) in [
-        ("/sleep_min_hr_bpm", "Lowest heart rate during sleep", "bpm"),
-        ("/sleep_avg_hr_bpm", "Average heart rate during sleep", "bpm"),
-        ("/sleep_resting_hr_bpm", "Resting heart rate (calmest 30 minutes of sleep)", "bpm"),
-        ("/sleep_hrv_rmssd_ms", "HRV during sleep (mean RMSSD)", "ms"),
-        ("/weighin_pulse_bpm", "Pulse at the weigh-in", "bpm"),
-        ("/latest_heart_rate_bpm", "Latest heart-rate reading", "bpm"),
+    for (x, what, unit) in [
+        (h.sleep_min_hr_bpm, "Lowest heart rate during sleep", "bpm"),
+        (h.sleep_avg_hr_bpm, "Average heart rate during sleep", "bpm"),
+        (h.sleep_resting_hr_bpm, "Resting heart rate (calmest 30 minutes of sleep)", "bpm"),
+        (h.sleep_hrv_rmssd_ms, "HRV during sleep (mean RMSSD)", "ms"),
+        (h.weighin_pulse_bpm, "Pulse at the weigh-in", "bpm"),
+        (h.latest_heart_rate_bpm, "Latest heart-rate reading", "bpm"),
     ] {
-        if let Some(x) = md::f(h, ptr) {
-            out.push_str(&format!("- {what}: {} {unit}\n", md::n(x, 0)));
+        if let Some(x) = x {
+            out.push_str(&format!("- {what}: {} {unit}\n", md::n(x as f64, 0)));
             any = true;
         }
     }
-    if h["blood_pressure"].is_object() {
-        let bp = &h["blood_pressure"];
-        let when = match md::f(bp, "/days_before") {
-            Some(d) if d > 0.0 => {
-                format!(" on {} ({} before)", md::s(bp, "/date").unwrap_or("?"), md::days(d))
-            }
+    if let Some(bp) = &h.blood_pressure {
+        let when = match bp.days_before {
+            d if d > 0 => format!(" on {} ({} before)", bp.date, md::days(d as f64)),
             _ => String::new(),
         };
-        let (sys, dia) =
-            (md::f(bp, "/systolic_mmhg").unwrap_or(0.0), md::f(bp, "/diastolic_mmhg").unwrap_or(0.0));
-        let flag = match bp["at_or_above_130_80"].as_bool() == Some(true) {
+        let (sys, dia) = (bp.systolic_mmhg.unwrap_or(0) as f64, bp.diastolic_mmhg.unwrap_or(0) as f64);
+        let flag = match bp.at_or_above_130_80 {
             true => format!(" ({})", bp_over(sys, dia)),
             false => String::new(),
         };
         out.push_str(&format!("- Blood pressure{when}: {}/{} mmHg{flag}\n", md::n(sys, 0), md::n(dia, 0)));
         any = true;
     }
-    for e in h["ecg"].as_array().into_iter().flatten() {
-        out.push_str(&format!("- ECG: {}\n", md::s(e, "/classification").unwrap_or("unclassified")));
+    for e in &h.ecg {
+        out.push_str(&format!("- ECG: {}\n", e.classification));
         any = true;
     }
-    if md::s(h, "/status") == Some("failed") {
+    if h.status == "failed" {
         out.push_str(&format!(
             "- Heart records could not be read: {}\n",
-            md::s(h, "/reason").unwrap_or("unknown error")
+            h.reason.as_deref().unwrap_or("unknown error")
         ));
     } else if !any {
         out.push_str("- No heart data for this day.\n");
@@ -287,40 +272,36 @@ pub(crate) fn bp_over(sys: f64, dia: f64) -> String {
     }
 }
 
-fn night_lines(n: &Value) -> String {
+fn night_lines(n: &NightOut) -> String {
     let mut out = String::new();
-    let asleep = md::f(n, "/asleep_h").map(md::hm).unwrap_or_else(|| "unknown time".into());
-    let mut first = format!(
-        "- Asleep {asleep} ({} to {}, {} in bed)",
-        md::s(n, "/bedtime").unwrap_or("?"),
-        md::s(n, "/wake_time").unwrap_or("?"),
-        md::f(n, "/in_bed_h").map(md::hm).unwrap_or_else(|| "?".into())
-    );
-    if let Some(e) = md::f(n, "/efficiency_pct") {
+    let asleep = n.asleep_h.map(md::hm).unwrap_or_else(|| "unknown time".into());
+    let in_bed = n.in_bed_h.map(md::hm).unwrap_or_default();
+    let mut first = format!("- Asleep {asleep} ({} to {}, {in_bed} in bed)", n.bedtime, n.wake_time);
+    if let Some(e) = n.efficiency_pct {
         first.push_str(&format!(", efficiency {} %", md::n(e, 1)));
     }
     out.push_str(&first);
     out.push('\n');
     let stages: Vec<String> =
-        [("deep", "/deep_min"), ("light", "/light_min"), ("REM", "/rem_min"), ("awake", "/awake_min")]
+        [("deep", n.deep_min), ("light", n.light_min), ("REM", n.rem_min), ("awake", n.awake_min)]
             .iter()
-            .filter_map(|(k, p)| md::f(n, p).map(|m| format!("{k} {}", md::hm(m / 60.0))))
+            .filter_map(|(k, m)| m.map(|m| format!("{k} {}", md::hm(m as f64 / 60.0))))
             .collect();
     if !stages.is_empty() {
-        let wake = md::f(n, "/wakeups").map(|w| format!("; {}", md::count(w, "wake-up"))).unwrap_or_default();
+        let wake = n.wakeups.map(|w| format!("; {}", md::count(w as f64, "wake-up"))).unwrap_or_default();
         out.push_str(&format!("- Stages: {}{wake}\n", stages.join(", ")));
     }
     let mut extra = Vec::new();
-    if let Some(s) = md::f(n, "/score") {
+    if let Some(s) = n.score {
         extra.push(format!("sleep score {s}/100"));
     }
-    if let Some(h) = md::f(n, "/hr_average_bpm") {
+    if let Some(h) = n.hr_average_bpm {
         extra.push(format!("average heart rate {h} bpm"));
     }
-    if let Some(h) = md::f(n, "/hr_min_bpm") {
+    if let Some(h) = n.hr_min_bpm {
         extra.push(format!("lowest {h} bpm"));
     }
-    if let Some(r) = md::f(n, "/rr_average_per_min") {
+    if let Some(r) = n.rr_average_per_min {
         extra.push(format!("breathing {r} /min"));
     }
     if !extra.is_empty() {
@@ -329,174 +310,156 @@ fn night_lines(n: &Value) -> String {
     out
 }
 
-fn weighin_line(w: &Value, u: Units) -> String {
-    let mut parts = vec![match md::f(w, "/weight_kg") {
+fn weighin_line(w: &WeighinOut, u: Units) -> String {
+    let mut parts = vec![match w.weight_kg.0 {
         Some(kg) => mass(kg, 2, u),
         None => "weight unknown".into(),
     }];
-    if let Some(x) = md::f(w, "/fat_ratio_pct") {
+    if let Some(x) = w.fat_ratio_pct {
         parts.push(format!("body fat {} %", md::n(x, 1)));
     }
-    for (p, what) in [("/muscle_mass_kg", "muscle"), ("/hydration_kg", "water"), ("/bone_mass_kg", "bone")] {
-        if let Some(x) = md::f(w, p) {
+    for (x, what) in [(w.muscle_mass_kg, "muscle"), (w.hydration_kg, "water"), (w.bone_mass_kg, "bone")] {
+        if let Some(x) = x.0 {
             parts.push(format!("{what} {}", mass(x, 1, u)));
         }
     }
-    format!("- Weigh-in {}: {}\n", md::s(w, "/date").unwrap_or("?"), parts.join(", "))
+    format!("- Weigh-in {}: {}\n", w.date, parts.join(", "))
 }
 
 /// `## Action candidates` for either brief.
-pub(crate) fn actions_md(list: &Value) -> String {
+pub(crate) fn actions_md(list: &[Action]) -> String {
     let mut out = String::from("\n## Action candidates\n");
-    let items: Vec<&Value> = list.as_array().into_iter().flatten().collect();
-    if items.is_empty() {
+    if list.is_empty() {
         out.push_str("- Nothing stands out; keep your routine.\n");
     }
-    for a in items {
-        out.push_str(&format!(
-            "- {} {}\n",
-            md::s(a, "/action").unwrap_or("?"),
-            md::paren(md::s(a, "/why").unwrap_or("?"))
-        ));
+    for a in list {
+        out.push_str(&format!("- {} {}\n", a.action, md::paren(&a.why)));
     }
     out
 }
 
-/// `## Data quality` for either brief.
-pub(crate) fn quality_md(v: &Value) -> String {
-    let q = &v["data_quality"];
-    let mut out = format!("\n## Data quality\n- Confidence: {}", md::s(q, "/confidence").unwrap_or("?"));
-    let reasons: Vec<&str> =
-        q["confidence_reasons"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+/// `## Data quality` for either brief, closed by the safety note.
+pub(crate) fn quality_md(
+    confidence: &str,
+    reasons: &[String],
+    domains: &Keyed<DomainState>,
+    freshness: &Keyed<Fresh>,
+) -> String {
+    let mut out = format!("\n## Data quality\n- Confidence: {confidence}");
     if !reasons.is_empty() {
         out.push_str(&format!(" ({})", reasons.join("; ")));
     }
     out.push('\n');
-    for d in DOMAINS {
+    for (d, state) in &domains.0 {
         let name = d.replace('_', " ");
-        let fresh = match (
-            md::s(v, &format!("/freshness/{d}/newest_date")),
-            md::f(v, &format!("/freshness/{d}/days_ago")),
-        ) {
-            (Some(date), Some(0.0)) => format!("newest sample {date}"),
-            (Some(date), Some(n)) => format!("newest sample {date}, {} before", md::days(n)),
+        let fresh = match freshness.get(d).map(|f| (&f.newest_date, f.days_ago)) {
+            Some((Some(date), Some(0))) => format!("newest sample {date}"),
+            Some((Some(date), Some(n))) => format!("newest sample {date}, {} before", md::days(n as f64)),
             _ => "no samples".into(),
         };
-        let line = match md::s(q, &format!("/domains/{d}/status")) {
-            Some("failed") => format!(
+        let line = match state.status {
+            "failed" => format!(
                 "- {name}: could not be read ({})\n",
-                md::s(q, &format!("/domains/{d}/reason")).unwrap_or("unknown error")
+                state.reason.as_deref().unwrap_or("unknown error")
             ),
-            Some("empty") => format!("- {name}: nothing in range; {fresh}\n"),
+            "empty" => format!("- {name}: nothing in range; {fresh}\n"),
             _ => format!("- {name}: ok; {fresh}\n"),
         };
         out.push_str(&line);
     }
-    out.push_str(&format!("\n_{}_\n", md::s(v, "/safety/note").unwrap_or("")));
+    out.push_str(&format!("\n_{}_\n", SAFETY.note));
     out
 }
 
 /// A person-friendly rendering of a [`weekly`] answer, with masses in `u`.
-pub fn weekly_markdown(v: &Value, u: Units) -> String {
-    let mut out = format!(
-        "# Withings weekly brief: {} to {}\n\n",
-        md::s(v, "/window/start").unwrap_or("?"),
-        md::s(v, "/window/end").unwrap_or("?")
-    );
-    match md::s(v, "/status") {
-        Some("no_data") => out.push_str("Nothing was recorded in this window.\n\n"),
-        Some("unavailable") => out.push_str("No Withings data could be read; see Data quality below.\n\n"),
+pub fn weekly_markdown(w: &Weekly, u: Units) -> String {
+    let mut out = format!("# Withings weekly brief: {} to {}\n\n", w.window.start, w.window.end);
+    match w.status {
+        "no_data" => out.push_str("Nothing was recorded in this window.\n\n"),
+        "unavailable" => out.push_str("No Withings data could be read; see Data quality below.\n\n"),
         _ => {}
     }
-    let d = &v["diagnostic"];
-    out.push_str(&format!(
-        "**Load:** {} ({})\n\n",
-        md::s(d, "/load_classification").unwrap_or("?").replace('_', " "),
-        md::s(d, "/load_basis").unwrap_or("")
-    ));
-
-    out.push_str(&weekly_scorecard(v, u));
+    let d = &w.diagnostic;
+    out.push_str(&format!("**Load:** {} ({})\n\n", d.load_classification.replace('_', " "), d.load_basis));
+    out.push_str(&weekly_scorecard(&w.scorecard, u));
     out.push_str("\n## Bottlenecks\n");
-    let bs: Vec<&Value> = d["bottlenecks"].as_array().into_iter().flatten().collect();
-    if bs.is_empty() {
+    if d.bottlenecks.is_empty() {
         out.push_str("- No bottleneck stands out in this data.\n");
     }
-    for b in bs {
-        out.push_str(&format!("- {}\n", md::s(b, "/summary").unwrap_or("?")));
+    for b in &d.bottlenecks {
+        out.push_str(&format!("- {}\n", b.summary));
     }
     out.push_str("\n## Next-week plan\n");
-    let plan: Vec<&Value> = d["next_week_plan"].as_array().into_iter().flatten().collect();
-    if plan.is_empty() {
+    if d.next_week_plan.is_empty() {
         out.push_str("- Keep your current routine.\n");
     }
-    for p in plan {
-        out.push_str(&format!(
-            "- **{}:** {} {}\n",
-            md::s(p, "/area").unwrap_or("?").replace('_', " "),
-            md::s(p, "/target").unwrap_or("?"),
-            md::paren(md::s(p, "/why").unwrap_or("?"))
-        ));
+    for p in &d.next_week_plan {
+        out.push_str(&format!("- **{}:** {} {}\n", p.area.replace('_', " "), p.target, md::paren(&p.why)));
     }
-    out.push_str(&actions_md(&d["action_candidates"]));
-    out.push_str(&quality_md(v));
+    out.push_str(&actions_md(&d.action_candidates));
+    let q = &w.data_quality;
+    out.push_str(&quality_md(q.confidence, &q.confidence_reasons, &q.domains, &w.freshness));
     out
 }
 
+/// A scorecard row: its key in `delta`, its name, unit, decimals and value in a period.
+type Row = (&'static str, &'static str, &'static str, usize, fn(&Period) -> Option<f64>);
+
+const ROWS: [Row; 9] = [
+    ("avg_steps", "Steps a day", "", 0, |p| p.avg_steps.map(|x| x as f64)),
+    ("avg_active_minutes", "Active minutes a day", " min", 0, |p| p.avg_active_minutes.map(|x| x as f64)),
+    ("avg_sleep_hours", "Sleep a night", " h", 2, |p| p.avg_sleep_hours),
+    ("avg_sleep_score", "Sleep score", "", 1, |p| p.avg_sleep_score),
+    ("avg_sleep_efficiency_pct", "Sleep efficiency", " %", 1, |p| p.avg_sleep_efficiency_pct),
+    ("avg_resting_hr_bpm", "Lowest heart rate in sleep", " bpm", 1, |p| p.avg_resting_hr_bpm),
+    ("latest_weight_kg", "Latest weight", " kg", 2, |p| p.latest_weight_kg.0),
+    ("avg_systolic_mmhg", "Systolic blood pressure", " mmHg", 1, |p| p.avg_systolic_mmhg),
+    ("avg_diastolic_mmhg", "Diastolic blood pressure", " mmHg", 1, |p| p.avg_diastolic_mmhg),
+];
+
 /// `## Scorecard`: this period against the previous one, then coverage, weight change and bedtimes.
-fn weekly_scorecard(v: &Value, u: Units) -> String {
-    let mut out = String::new();
-    let has_prev = v["scorecard"]["previous"].is_object();
-    out.push_str("## Scorecard\n");
-    out.push_str(match has_prev {
+fn weekly_scorecard(sc: &Scorecard, u: Units) -> String {
+    let mut out = String::from("## Scorecard\n");
+    out.push_str(match sc.previous.is_some() {
         true => "| metric | this period | previous | change |\n|---|---|---|---|\n",
         false => "| metric | this period |\n|---|---|\n",
     });
-    let rows: [(&str, &str, &str, usize); 9] = [
-        ("avg_steps", "Steps a day", "", 0),
-        ("avg_active_minutes", "Active minutes a day", " min", 0),
-        ("avg_sleep_hours", "Sleep a night", " h", 2),
-        ("avg_sleep_score", "Sleep score", "", 1),
-        ("avg_sleep_efficiency_pct", "Sleep efficiency", " %", 1),
-        ("avg_resting_hr_bpm", "Lowest heart rate in sleep", " bpm", 1),
-        ("latest_weight_kg", "Latest weight", " kg", 2),
-        ("avg_systolic_mmhg", "Systolic blood pressure", " mmHg", 1),
-        ("avg_diastolic_mmhg", "Diastolic blood pressure", " mmHg", 1),
-    ];
-    for (key, name, unit, dp) in rows {
-        let value = |side: &str| md::f(v, &format!("/scorecard/{side}/{key}"));
-        let (c, p) = (value("current"), value("previous"));
+    for (key, name, unit, dp, get) in ROWS {
+        let is_mass = key == "latest_weight_kg";
         // Masses are shown in `u` (stones and pounds in the UK); every other row is unit-neutral.
-        let show = |x: Option<f64>| match (x, key) {
-            (Some(kg), "latest_weight_kg") => match units::convert(kg, "kg", u) {
+        let show = |x: Option<f64>| match (x, is_mass) {
+            (Some(kg), true) => match units::convert(kg, "kg", u) {
                 Some((x, label)) if u != Units::Uk => format!("{} {label}", md::n(x, dp)),
                 _ => mass(kg, dp as u32, u),
             },
-            (Some(x), _) => format!("{}{unit}", md::n(x, dp)),
+            (Some(x), false) => format!("{}{unit}", md::n(x, dp)),
             (None, _) => "no data".to_string(),
         };
-        let line = match has_prev {
-            true => {
-                let pct = md::f(v, &format!("/scorecard/delta/{key}/change_pct"));
+        let c = get(&sc.current);
+        let line = match &sc.previous {
+            Some(prev) => {
+                let p = get(prev);
+                let pct = sc.delta.as_ref().and_then(|d| d.get(key)).and_then(|d| d.change_pct);
                 let ch = match (c, p) {
-                    (Some(c), Some(p)) => change_cell(c, p, pct, unit, dp, key == "latest_weight_kg", u),
+                    (Some(c), Some(p)) => change_cell(c, p, pct, unit, dp, is_mass, u),
                     _ => "n/a (missing on one side)".into(),
                 };
                 format!("| {name} | {} | {} | {ch} |\n", show(c), show(p))
             }
-            false => format!("| {name} | {} |\n", show(c)),
+            None => format!("| {name} | {} |\n", show(c)),
         };
         out.push_str(&line);
     }
-    let cur = &v["scorecard"]["current"];
+    let cur = &sc.current;
     out.push_str(&format!(
         "\nCoverage: sleep on {} of {}, activity on {}, weight on {}.\n",
-        md::f(cur, "/nights_with_sleep").unwrap_or(0.0),
-        md::count(md::f(cur, "/days").unwrap_or(0.0), "night"),
-        md::days(md::f(cur, "/days_with_activity").unwrap_or(0.0)),
-        md::days(md::f(cur, "/days_with_weight").unwrap_or(0.0)),
+        cur.nights_with_sleep,
+        md::count(cur.days as f64, "night"),
+        md::days(cur.days_with_activity as f64),
+        md::days(cur.days_with_weight as f64),
     ));
-    if let Some(w) = md::f(cur, "/weight_change_kg") {
-        let how = match md::s(cur, "/weight_change_method") {
+    if let Some(w) = cur.weight_change_kg.0 {
+        let how = match cur.weight_change_method {
             Some("median_of_last_3_minus_first_3") => {
                 "median of the last 3 weigh-ins minus median of the first 3"
             }
@@ -504,10 +467,10 @@ fn weekly_scorecard(v: &Value, u: Units) -> String {
         };
         out.push_str(&format!("Weight change: {} ({how}).\n", mass_change(w, 2, u)));
     }
-    if let Some(b) = md::s(cur, "/avg_bedtime") {
+    if let Some(b) = &cur.avg_bedtime {
         out.push_str(&format!(
             "Average bedtime {b}, average wake-up {}.\n",
-            md::s(cur, "/avg_wake_time").unwrap_or("?")
+            cur.avg_wake_time.as_deref().unwrap_or_default()
         ));
     }
     out
