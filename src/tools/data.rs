@@ -103,7 +103,7 @@ const HEART: Spec = Spec {
     path: "/v2/heart",
     action: "list",
     style: DateStyle::Epoch,
-    default_days: 90,
+    default_days: 30,
     fixed: &[],
     noun: "heart records",
     pages: true,
@@ -492,7 +492,7 @@ impl Sourced for WorkoutWire {
 /// per day) and decoded as it is read.
 pub fn fetch_records<R: Sourced>(client: &mut Client, range: &Range) -> Result<Vec<R::Kept>> {
     let spec = spec_of(R::SOURCE);
-    let fetched = fetch::<R>(client, spec, range, INTERNAL_LIMIT, None)?;
+    let fetched = fetch::<R>(client, spec, range, INTERNAL_LIMIT, None, false)?;
     whole(spec, fetched.budget_spent)?;
     Ok(fetched.rows)
 }
@@ -659,9 +659,10 @@ fn fetch<R: Row>(
     range: &Range,
     limit: usize,
     offset: Option<i64>,
+    newest_first: bool,
 ) -> Result<Fetched<R::Kept>> {
     if !spec.pages {
-        return fetch_windows::<R>(client, spec, range, limit, offset.unwrap_or(0).max(0));
+        return fetch_windows::<R>(client, spec, range, limit, offset.unwrap_or(0).max(0), newest_first);
     }
     let params = upstream_params(spec, range);
     let page = client.page_through::<R>(spec.path, spec.action, &params, limit, offset)?;
@@ -672,15 +673,20 @@ fn fetch<R: Row>(
 /// Sleep detail has no upstream paging and a 7-day window: the range is split into windows.
 /// `offset` (see `WINDOW_SLOTS`) names the window to start at and the segments to skip from its
 /// start, across windows, so that `next_offset` continues exactly where an answer stopped: after
-/// `limit` segments, or where the call's request budget ran out.
+/// `limit` segments, or where the call's request budget ran out. `newest_first` reads the
+/// windows from the last, each newest first (the list tool's order).
 fn fetch_windows<R: Row>(
     client: &mut Client,
     spec: &Spec,
     range: &Range,
     limit: usize,
     offset: i64,
+    newest_first: bool,
 ) -> Result<Fetched<R::Kept>> {
-    let windows = time::split_range(range, SLEEP_DETAIL_WINDOW_SECS);
+    let mut windows = time::split_range(range, SLEEP_DETAIL_WINDOW_SECS);
+    if newest_first {
+        windows.reverse();
+    }
     let first = usize::try_from(offset / WINDOW_SLOTS).unwrap_or(usize::MAX);
     let mut skip = usize::try_from(offset % WINDOW_SLOTS).unwrap_or(0);
     client.expect(windows.len().saturating_sub(first));
@@ -709,8 +715,11 @@ fn fetch_windows<R: Row>(
         let mut items = page.rows;
         // Withings answers with every segment that overlaps the window: one that crosses an edge
         // comes in both windows, and belongs to the earlier one.
-        if i > 0 {
+        if *start > range.start {
             items.retain(|r| R::start(r).is_none_or(|t| t >= start.0));
+        }
+        if newest_first {
+            crate::sort::by_key(&mut items, |r| std::cmp::Reverse(R::start(r)));
         }
         timezone = page.timezone;
         let from = skip.min(items.len());
@@ -725,6 +734,55 @@ fn fetch_windows<R: Row>(
         }
     }
     Ok(Fetched { rows, has_more: next.is_some(), next_offset: next, timezone, budget_spent })
+}
+
+/// Offsets from here on continue a list whose range one call could not read whole (see
+/// [`newest_first`]): the upstream offset to go on from, plus this mark.
+const CHUNKED: i64 = 1 << 40;
+
+/// A paged action's list, newest first like every list: Withings sends activity, workouts and
+/// sleep summaries oldest first and documents no order for the others, so the whole range is
+/// read (one range query plus its pages) and sorted; `limit` keeps the most recent records and
+/// `offset` counts records from the newest. A range too long for one call's request budget is
+/// read in chunks in Withings' order instead, each answer newest first, its `next_offset`
+/// (`CHUNKED` + the upstream offset) going on exactly where it stopped.
+fn newest_first(
+    client: &mut Client,
+    spec: &Spec,
+    range: &Range,
+    limit: usize,
+    offset: Option<i64>,
+) -> Result<Fetched<Box<RawValue>>> {
+    let offset = offset.unwrap_or(0).max(0);
+    let (chunked, read_limit, from) = match offset >= CHUNKED {
+        true => (true, limit, Some(offset - CHUNKED)),
+        false => (false, INTERNAL_LIMIT, None),
+    };
+    let mut all = fetch::<Box<RawValue>>(client, spec, range, read_limit, from, true)?;
+    let chunk = chunked || all.budget_spent;
+    if chunk && all.rows.len() > limit {
+        // The budget stopped the read past `limit`: this answer ends at `limit`, in Withings' order.
+        all.rows.truncate(limit);
+        (all.has_more, all.next_offset) = (true, Some(from.unwrap_or(0) + limit as i64));
+    }
+    let mut rows = Vec::with_capacity(all.rows.len());
+    for row in std::mem::take(&mut all.rows) {
+        let when: Value = serde_json::from_str(row.get()).map_err(|e| Error::json(spec.path, e))?;
+        rows.push((row_time(&when), row));
+    }
+    // Newest first; a row without a time (row_time's i64::MAX) last.
+    crate::sort::by_key(&mut rows, |(t, _)| (*t == i64::MAX, std::cmp::Reverse(*t)));
+    if chunk {
+        let rows: Vec<Box<RawValue>> = rows.into_iter().map(|(_, r)| r).collect();
+        let next_offset = all.next_offset.filter(|_| all.has_more).map(|o| o + CHUNKED);
+        return Ok(Fetched { rows, next_offset, ..all });
+    }
+    let (skip, total) = (usize::try_from(offset).unwrap_or(0), rows.len());
+    let rows: Vec<Box<RawValue>> = rows.into_iter().skip(skip).take(limit).map(|(_, r)| r).collect();
+    let end = skip.saturating_add(rows.len());
+    let has_more = end < total;
+    let next_offset = has_more.then_some(end as i64);
+    Ok(Fetched { rows, has_more, next_offset, timezone: all.timezone, budget_spent: false })
 }
 
 /// How far back sleep detail looks for the last night when no `after` is given.
@@ -753,7 +811,10 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, decode: &Decode) -> R
     if !spec.pages && !args.contains_key("after") {
         range = last_night(&mut client, spec, range, &s.zone)?;
     }
-    let fetched = fetch::<Box<RawValue>>(&mut client, spec, &range, limit, offset)?;
+    let fetched = match spec.pages {
+        true => newest_first(&mut client, spec, &range, limit, offset)?,
+        false => fetch::<Box<RawValue>>(&mut client, spec, &range, limit, offset, true)?,
+    };
     let mut zones = Zones::new(s.zone.clone());
     let (records, lines): (Vec<Value>, Vec<String>) =
         decode(&fetched.rows, fetched.timezone.as_deref(), &mut zones, &s)?.into_iter().unzip();

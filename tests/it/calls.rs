@@ -60,7 +60,8 @@ fn sleep_detail_from_1970_stops_at_the_budget_and_goes_on_from_there() {
     let w = World::new("b-sleep");
     serve_all(&w.fake);
     // Before the budget, this call sent 2,970 requests (one per 7-day window since 1970).
-    let args = json!({"after": "1970-01-01", "limit": 1});
+    // Newest first: windows are read from `before` back, so a range with nothing in it.
+    let args = json!({"after": "1970-01-01", "before": "2000-01-01", "limit": 1});
     let (r, first) = w.call("withings_list_sleep", args.clone());
     assert_eq!(r.code, 0, "{}", r.all());
     let starts = sleep_starts(&w);
@@ -74,7 +75,11 @@ fn sleep_detail_from_1970_stops_at_the_budget_and_goes_on_from_there() {
     assert_eq!(r.code, 0, "{}", r.all());
     let more = &sleep_starts(&w)[BUDGET..];
     assert_eq!(more.len(), BUDGET);
-    assert_eq!(more[0], starts[BUDGET - 1] + 7 * 86_400, "continues with the window after the last one read");
+    assert_eq!(
+        more[0],
+        starts[BUDGET - 1] - 7 * 86_400,
+        "continues with the window before the last one read"
+    );
     assert_eq!(second["next_offset"], json!(120 * WINDOW), "{second}");
     // The markdown says that the call stopped early and how to go on.
     let res = w.mcp_call("withings_list_sleep", args);
@@ -131,9 +136,11 @@ fn paged_list_tools_over_decades_stop_at_the_budget_with_an_exact_continuation()
         let (r, v) = w.call(tool, args.clone());
         assert_eq!(r.code, 0, "{tool}: {}", r.all());
         assert_eq!(w.fake.count(path, action), BUDGET, "{tool}: requests");
+        // Too long a range to put newest first in one call: chunks in Withings' order, each
+        // answer newest first, `next_offset` opaque (1 << 40 marks an upstream offset).
         assert_eq!(
             (&v["count"], &v["has_more"], &v["next_offset"]),
-            (&json!(2 * BUDGET), &json!(true), &json!(2 * BUDGET)),
+            (&json!(2 * BUDGET), &json!(true), &json!((1_i64 << 40) + 2 * BUDGET as i64)),
             "{tool}: what it has, and where to go on"
         );
         let (r, rest) = w.call(tool, with(&args, "offset", v["next_offset"].clone()));

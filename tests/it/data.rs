@@ -360,13 +360,14 @@ fn golden_each_tool_and_privacy_mode_with_exact_upstream_parameters() {
             assert_eq!(r.get("category"), if c.action == "getmeas" { Some("1") } else { None }, "{r:?}");
         }
         if c.action == "get" {
-            // 10 days in windows of at most 7: two requests per call, contiguous, covering the range.
+            // 10 days in windows of at most 7, newest first: two requests per call, contiguous,
+            // covering the range.
             assert_eq!(reqs.len(), 6, "{reqs:?}");
             let num = |r: &Recorded, k: &str| r.get(k).unwrap().parse::<i64>().unwrap();
             for pair in reqs.chunks(2) {
-                assert_eq!(num(&pair[0], "startdate"), MAR1);
-                assert_eq!(num(&pair[1], "startdate"), num(&pair[0], "enddate") + 1);
-                assert_eq!(num(&pair[1], "enddate"), MAR10_END);
+                assert_eq!(num(&pair[1], "startdate"), MAR1);
+                assert_eq!(num(&pair[0], "startdate"), num(&pair[1], "enddate") + 1);
+                assert_eq!(num(&pair[0], "enddate"), MAR10_END);
                 for r in pair {
                     assert!(num(r, "enddate") - num(r, "startdate") < 7 * 86_400, "{r:?}");
                     assert!(r.get("offset").is_none());
@@ -398,22 +399,29 @@ fn privacy_modes_keep_what_agents_need_and_drop_identifiers() {
     for r in heart["records"].as_array().unwrap() {
         assert!(r.as_object().unwrap().len() >= 2, "emptied heart record: {r}");
     }
-    assert!(heart["records"][0].get("heart_rate").is_some(), "{heart}");
+    // Newest first: the oldest record is the one with a heart rate.
+    assert!(heart["records"][4].get("heart_rate").is_some(), "{heart}");
     let (_, wk) = w.call("withings_list_workouts", args("summary"));
-    for r in wk["records"].as_array().unwrap().iter().take(4) {
+    // Newest first: the oldest four have calories.
+    for r in wk["records"].as_array().unwrap().iter().rev().take(4) {
         assert!(r["calories"].is_number(), "workout calories dropped: {r}");
     }
     // Raw: the upstream records, identifiers and location included, secrets removed.
     let (_, raw) = w.call("withings_list_body_measures", args("raw"));
-    let upstream = fixture_json("e2e/getmeas.json")["records"].clone();
-    assert_eq!(raw["records"], upstream, "raw mode returns the upstream records untouched");
+    let mut upstream = fixture_json("e2e/getmeas.json")["records"].as_array().unwrap().clone();
+    upstream.reverse();
+    assert_eq!(
+        raw["records"],
+        json!(upstream),
+        "raw mode returns the upstream records untouched, newest first"
+    );
     let (_, wraw) = w.call("withings_list_workouts", args("raw"));
     assert_eq!(wraw["records"][2]["data"]["location"]["latitude"], 48.85);
     // Structured: decoded, unknown measure kept, record without optional fields still present.
     let (_, st) = w.call("withings_list_body_measures", args("structured"));
     let text = st.to_string();
     assert!(text.contains("unknown_9999"), "{st}");
-    assert_eq!(st["records"][4]["grpid"], 910000004);
+    assert_eq!(st["records"][0]["grpid"], 910000004);
     for mode in ["summary", "structured"] {
         for c in CASES {
             let (r, v) = w.call(c.tool, args(mode));
@@ -534,12 +542,17 @@ fn a_limit_inside_a_page_continues_exactly_with_offset() {
         .as_array()
         .unwrap()
         .iter()
+        .rev()
         .map(|r| r["grpid"].clone())
         .collect();
-    assert_eq!(all, want, "no row dropped or repeated");
+    assert_eq!(all, want, "no row dropped or repeated, newest first");
     let offsets: Vec<Option<String>> =
         w.data_requests().iter().map(|r| r.get("offset").map(str::to_string)).collect();
-    assert_eq!(offsets, [None, Some("2".into()), Some("3".into())]);
+    // Each call reads the whole range (to put it newest first), then continues by `offset`.
+    assert_eq!(
+        offsets,
+        [None, Some("2"), Some("4")].repeat(2).into_iter().map(|o| o.map(String::from)).collect::<Vec<_>>()
+    );
     // Markdown tells how to continue.
     let res = w.mcp_call(
         "withings_list_body_measures",

@@ -599,10 +599,12 @@ fn sleep_detail_across_a_window_edge_returns_each_segment_once() {
     once.dedup();
     assert_eq!(got.len(), once.len(), "a segment came twice: {got:?}");
     assert_eq!(once, segs.iter().map(|(s, _)| *s).collect::<Vec<_>>());
-    // The request log shows the two windows meeting at the edge, which the segment crosses.
+    assert!(got.windows(2).all(|p| p[0] > p[1]), "newest first: {got:?}");
+    // The request log shows the two windows (newest first) meeting at the edge, which the
+    // segment crosses.
     let reqs = w.data_requests();
     assert_eq!(reqs.len(), 2, "{reqs:?}");
-    assert_eq!((num(&reqs[0], "enddate") + 1, num(&reqs[1], "startdate")), (edge, edge));
+    assert_eq!((num(&reqs[1], "enddate") + 1, num(&reqs[0], "startdate")), (edge, edge));
     // Paging across the edge still gives every segment once.
     let mut paged = Vec::new();
     let mut args = json!({"after": "2026-03-01", "before": "2026-03-10", "limit": 5});
@@ -629,9 +631,53 @@ fn sleep_detail_by_default_covers_the_whole_of_last_night_even_at_midnight() {
         let (r, v) = w.call("withings_list_sleep", json!({}));
         assert_eq!(r.code, 0, "{}", r.all());
         let got = starts(&v);
-        assert_eq!(got.first(), Some(&night), "from last night's first segment: {v}");
+        assert_eq!(got.last(), Some(&night), "from last night's first segment (newest first): {v}");
         assert_eq!(got.len(), 16, "the whole night, nothing of the one before: {got:?}");
         assert_eq!(v["range"]["after"], "2026-03-14");
         assert_eq!(v["range"]["start"], "2026-03-14T23:02:00+01:00");
+    }
+}
+
+#[test]
+fn every_list_is_newest_first_and_pages_through_every_record_once() {
+    let w = World::new("newest-first");
+    crate::data::serve_all(&w.fake);
+    let when = |r: &Value| {
+        ["local_start", "local_time", "date"].iter().find_map(|k| r[k].as_str().map(str::to_string)).unwrap()
+    };
+    let range = json!({"after": "2026-03-01", "before": "2026-03-10"});
+    for tool in [
+        "withings_list_body_measures",
+        "withings_list_heart",
+        "withings_list_activity",
+        "withings_list_workouts",
+        "withings_list_sleep_summary",
+        "withings_list_sleep",
+    ] {
+        let call = |extra: Value| {
+            let mut a = range.clone();
+            a.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            let (r, v) = w.call(tool, a);
+            assert_eq!(r.code, 0, "{tool}: {}", r.all());
+            v
+        };
+        let all = call(json!({"limit": 1000}))["records"].as_array().unwrap().clone();
+        let times: Vec<String> = all.iter().map(when).collect();
+        assert!(times.windows(2).all(|p| p[0] >= p[1]), "{tool}: not newest first: {times:?}");
+        // `limit: 3` is the three most recent.
+        assert_eq!(call(json!({"limit": 3}))["records"].as_array().unwrap()[..], all[..3], "{tool}");
+        // Two at a time, following next_offset: every record once, in the same order.
+        let mut paged = Vec::new();
+        let mut extra = json!({"limit": 2});
+        loop {
+            let v = call(extra.clone());
+            paged.extend(v["records"].as_array().unwrap().iter().cloned());
+            match v.get("next_offset") {
+                Some(o) => extra["offset"] = o.clone(),
+                None => break,
+            }
+            assert_eq!(v["has_more"], true, "{tool}");
+        }
+        assert_eq!(paged, all, "{tool}: paging newest first gave something else");
     }
 }
