@@ -351,3 +351,34 @@ fn heart_records(records: &[HeartRecord], zones: &Zones) -> Vec<summary::HeartRe
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(date: &str, steps: Option<f64>, distance: f64) -> ActivityDay {
+        ActivityDay {
+            date: Some(CivilDate::parse(date).unwrap()),
+            steps,
+            distance: Some(distance),
+            ..ActivityDay::default()
+        }
+    }
+
+    /// A watch and a phone counting the same days: the fullest record of each day, never the
+    /// sum; the first of two equal ones; a day without steps loses to any with them.
+    #[test]
+    fn one_activity_record_a_day_the_fullest() {
+        let got = activity_days(&[
+            day("2026-03-02", Some(4000.0), 1.0),
+            day("2026-03-01", Some(9000.0), 2.0),
+            day("2026-03-02", Some(7000.0), 3.0),
+            day("2026-03-01", Some(9000.0), 4.0),
+            day("2026-03-03", None, 5.0),
+            day("2026-03-03", Some(10.0), 6.0),
+        ]);
+        let kept: Vec<(Option<f64>, Option<f64>)> = got.iter().map(|a| (a.steps, a.distance_m)).collect();
+        assert_eq!(kept, [(Some(9000.0), Some(2.0)), (Some(7000.0), Some(3.0)), (Some(10.0), Some(6.0))]);
+        assert!(got.windows(2).all(|w| w[0].day < w[1].day));
+    }
+}

@@ -754,6 +754,24 @@ mod tests {
         assert_eq!(schema(CHART_PROPERTIES)["units"]["enum"], json!(Units::names()));
     }
 
+    /// A watch and a phone counting the same day: the fullest count, never the sum, at noon.
+    #[test]
+    fn steps_are_the_fullest_count_of_each_day() {
+        let day = |date: &str, steps: f64| ActivityDay {
+            date: Some(CivilDate::parse(date).unwrap()),
+            steps: Some(steps),
+            ..ActivityDay::default()
+        };
+        let days = [day("2026-03-02", 4000.0), day("2026-03-01", 9000.0), day("2026-03-02", 7000.0)];
+        let got = readings(Read::Steps, &days, &Zone::utc());
+        let noon = |d: &str| CivilDate::parse(d).unwrap().days() * 86_400 + 12 * 3600;
+        let want = [
+            Reading { t: noon("2026-03-01"), value: 9000.0 },
+            Reading { t: noon("2026-03-02"), value: 7000.0 },
+        ];
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn unknown_metric_names_the_argument() {
         let mut args = Map::new();
