@@ -152,8 +152,8 @@ impl MeasureOut {
         }
         // A classification (AFib) reads as its name, not as its code.
         let value = match (&self.display, self.classification) {
-            (Some(d), _) => d.clone(),
-            (None, Some(c)) => c.replace('_', " "),
+            (_, Some(c)) => c.replace('_', " "),
+            (Some(d), None) => d.clone(),
             (None, None) if self.value.is_finite() => {
                 format!("{} {}", units::fmt_num(self.value, 2), self.unit).trim_end().to_string()
             }
@@ -379,7 +379,7 @@ mod tests {
         assert_eq!(j["measures"][1]["classification"], "inconclusive_us");
         assert_eq!(
             line,
-            "2026-03-01 08:00:00+01:00: muscle mass segment (left arm) 3.1 kg, afib result 8 (manual entry)"
+            "2026-03-01 08:00:00+01:00: muscle mass segment (left arm) 3.1 kg, afib result inconclusive us (manual entry)"
         );
         let bp = json!({"date": 1772348400, "measures": [{"value": 121, "type": 10, "unit": 0},
                         {"value": 77, "type": 9, "unit": 0}, {"value": 60, "type": 11, "unit": 0}]});
