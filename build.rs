@@ -1,8 +1,9 @@
 //! Build script: the largest texts compiled in are stored as zlib streams from the project's own
 //! encoder (src/image/deflate.rs) and inflated when read (src/image/inflate.rs): the MCP Apps
 //! dashboard page (21.7 KB of text, about 8 KB deflated), the briefs' output schemas (23 KB of
-//! JSON, under 3 KB deflated) and the command line's help texts (7.7 KB, 3 KB deflated). What is
-//! read is the file, byte for byte (unit tests compare).
+//! JSON, under 3 KB deflated), the command line's help texts (7.7 KB, 3 KB deflated) and the
+//! tools' schemas (13 KB of JSON, under 3 KB deflated). What is read is the file, byte for byte
+//! (unit tests compare).
 // Cargo reads a build script's instructions from its stdout.
 #![allow(clippy::print_stdout)]
 
@@ -18,6 +19,7 @@ const DEFLATED: &[&str] = &[
     "src/domain/summary/daily_schema.json",
     "src/domain/summary/weekly_schema.json",
     "src/help.txt",
+    "src/tools/schemas.txt",
 ];
 
 fn main() -> std::io::Result<()> {

@@ -20,24 +20,12 @@ pub fn tools() -> Vec<Tool> {
         description: "Lists every account (person) on this install: its name, whether it is the account served \
             by default, whether it is connected, its scopes and how fresh its token is. Pass one of these names \
             as `account` to any data tool. Never calls Withings and never reveals a token.",
-        input_schema: schema::from_text(INPUT),
-        output_schema: schema::from_text(OUTPUT),
+        input_schema: schema::named("accounts.INPUT"),
+        output_schema: schema::named("accounts.OUTPUT"),
         annotations: Annotations::LOCAL_READ,
         handler: list,
     }]
 }
-
-const INPUT: &str = r#"{"type": "object", "additionalProperties": false, "properties": {"response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": []}"#;
-
-const OUTPUT: &str = r#"{"type": "object", "required": ["accounts"], "properties": {
-    "accounts": {"type": "array", "items": {"type": "object",
-        "required": ["name", "default", "connected", "scopes", "token"], "properties": {
-        "name": {"type": "string"}, "default": {"type": "boolean"}, "connected": {"type": "boolean"},
-        "scopes": {"type": "array", "items": {"type": "string"}},
-        "token": {"type": "string", "enum": ["fresh", "refreshable", "expired", "missing", "refused", "demo"]},
-        "expires_in_s": {"type": "integer"}, "token_path": {"type": "string"},
-        "file_mode": {"type": "string"}, "dir_mode": {"type": "string"}, "problem": {"type": "string"}}}},
-    "demo": {"type": "boolean"}}}"#;
 
 /// One account's state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

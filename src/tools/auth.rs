@@ -21,8 +21,8 @@ pub fn tools() -> Vec<Tool> {
             title: "Withings connection status",
             description: "Local setup and token state: configuration, token file, expiry, refresh token and scopes. \
                 Never calls Withings and never reveals a secret. Call this first when a data tool fails.",
-            input_schema: schema::from_text(NO_ARGUMENTS),
-            output_schema: schema::from_text(STATUS_OUTPUT),
+            input_schema: schema::named("auth.NO_ARGUMENTS"),
+            output_schema: schema::named("auth.STATUS_OUTPUT"),
             annotations: Annotations::LOCAL_READ,
             handler: connection_status,
         },
@@ -32,8 +32,8 @@ pub fn tools() -> Vec<Tool> {
             description: "Returns the Withings authorization URL with a fresh random state (128 bits), pending for 15 \
                 minutes. The user opens it, approves, and is redirected to the configured redirect URI; pass that \
                 whole redirect URL to withings_exchange_code within 30 seconds. Needs WITHINGS_CLIENT_ID.",
-            input_schema: schema::from_text(AUTH_URL_INPUT),
-            output_schema: schema::from_text(AUTH_URL_OUTPUT),
+            input_schema: schema::named("auth.AUTH_URL_INPUT"),
+            output_schema: schema::named("auth.AUTH_URL_OUTPUT"),
             annotations: Annotations {
                 read_only: false,
                 destructive: false,
@@ -49,8 +49,8 @@ pub fn tools() -> Vec<Tool> {
                 withings_get_auth_url for tokens and stores them locally (0600). Only after the user explicitly \
                 approved access. Codes live 30 seconds and work once. A state must match a pending sign-in; a bare \
                 code is refused while a sign-in is pending or an account is connected. Returns no token.",
-            input_schema: schema::from_text(EXCHANGE_INPUT),
-            output_schema: schema::from_text(EXCHANGE_OUTPUT),
+            input_schema: schema::named("auth.EXCHANGE_INPUT"),
+            output_schema: schema::named("auth.EXCHANGE_OUTPUT"),
             annotations: Annotations {
                 read_only: false,
                 destructive: false,
@@ -65,8 +65,8 @@ pub fn tools() -> Vec<Tool> {
             description: "Disconnects this app from the user's Withings account: a signed upstream `revoke`, then \
                 deletion of the local tokens. Requires explicit_user_intent: true, set only when the user asked to \
                 disconnect.",
-            input_schema: schema::from_text(REVOKE_INPUT),
-            output_schema: schema::from_text(REVOKE_OUTPUT),
+            input_schema: schema::named("auth.REVOKE_INPUT"),
+            output_schema: schema::named("auth.REVOKE_OUTPUT"),
             annotations: Annotations {
                 read_only: false,
                 destructive: true,
@@ -81,44 +81,6 @@ pub fn tools() -> Vec<Tool> {
 // The schemas are JSON text, parsed when the catalogue is built: a `json!` literal compiles to code
 // that builds every entry one by one, about 3 KB per tool in the static binary; the text is a
 // few hundred bytes. A unit test parses each one.
-
-const NO_ARGUMENTS: &str = r#"{"type": "object", "additionalProperties": false, "properties": {"response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": []}"#;
-
-const AUTH_URL_INPUT: &str = r#"{"type": "object", "additionalProperties": false, "properties": {
-    "account": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,31}$", "description":
-        "the account (person) to sign in: default (the server's account), or a new name such as `alex`"},
-    "response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": []}"#;
-
-const STATUS_OUTPUT: &str = r#"{"type": "object", "required": ["ready", "demo", "account", "checks", "next_steps", "accounts"], "properties": {
-    "ready": {"type": "boolean"}, "demo": {"type": "boolean"}, "account": {"type": "string"}, "token_path": {"type": "string"},
-    "accounts": {"type": "array", "items": {"type": "object", "required": ["name", "default", "connected", "scopes", "token"]}},
-    "checks": {"type": "array", "items": {"type": "object", "required": ["id", "ok", "detail"], "properties": {
-        "id": {"type": "string"}, "ok": {"type": "boolean"}, "detail": {"type": "string"}}}},
-    "next_steps": {"type": "array", "items": {"type": "string"}}}}"#;
-
-const AUTH_URL_OUTPUT: &str = r#"{"type": "object", "required": ["auth_url", "account", "redirect_uri", "scopes", "next_step"],
-    "properties": {"auth_url": {"type": "string"}, "account": {"type": "string"}, "state": {"type": "string"}, "redirect_uri": {"type": "string"},
-    "scopes": {"type": "array", "items": {"type": "string"}}, "next_step": {"type": "string"}}}"#;
-
-const EXCHANGE_INPUT: &str = r#"{"type": "object", "additionalProperties": false, "properties": {
-    "code": {"type": "string", "minLength": 1, "maxLength": 4096, "description":
-        "the full redirect URL containing ?code=…&state=… (a bare code only for a first connection with nothing pending)"},
-    "account": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,31}$", "description":
-        "optional: the sign-in completes for the account it was started for; naming another one is refused"},
-    "response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": ["code"]}"#;
-
-const EXCHANGE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "account", "token_path", "state_checked"], "properties": {
-    "ok": {"type": "boolean"}, "account": {"type": "string"}, "token_path": {"type": "string"}, "scope": {"type": "string"},
-    "expires_at": {"type": "integer"}, "state_checked": {"type": "boolean"}, "next_step": {"type": "string"}}}"#;
-
-const REVOKE_INPUT: &str = r#"{"type": "object", "additionalProperties": false, "properties": {
-    "explicit_user_intent": {"type": "boolean", "description": "must be true: the user explicitly asked to disconnect"},
-    "account": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,31}$", "description": "the account to disconnect (default: the server's account); the others stay connected"},
-    "response_format": {"type": "string", "enum": ["markdown", "json"], "default": "markdown", "description": "markdown for people, json for programs"}}, "required": []}"#;
-
-const REVOKE_OUTPUT: &str = r#"{"type": "object", "required": ["ok", "account", "upstream_revoked", "local_tokens_deleted", "token_path"],
-    "properties": {"ok": {"type": "boolean"}, "account": {"type": "string"}, "upstream_revoked": {"type": "boolean"},
-    "upstream_detail": {"type": "string"}, "local_tokens_deleted": {"type": "boolean"}, "token_path": {"type": "string"}}}"#;
 
 /// The connection status: readiness, its checks, what to do next, and every account.
 #[derive(Debug, Serialize)]

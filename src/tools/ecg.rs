@@ -16,7 +16,7 @@ use crate::domain::time::{self, Instant, Zones};
 use crate::store;
 use crate::tools::data;
 use crate::tools::list_out::{self, UpstreamOut};
-use crate::tools::schema::from_text;
+use crate::tools::schema;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::wire::heart::HeartWire;
 use crate::{Error, Result};
@@ -36,34 +36,18 @@ pub fn tools() -> Vec<Tool> {
             samples with their own sampling rate. `after`/`before` narrow where the recording is looked up \
             in the heart list (default: all of it). Not a diagnosis.",
         input_schema: input_schema(
-            list_out::properties(&["after", "before", "privacy_mode"], "all time", INPUT_PROPERTIES),
+            list_out::properties(
+                &["after", "before", "privacy_mode"],
+                "all time",
+                schema::embedded("ecg.INPUT_PROPERTIES"),
+            ),
             &["signalid"],
         ),
-        output_schema: output_schema(from_text(OUTPUT_PROPERTIES), &["signalid", "privacy_mode"]),
+        output_schema: output_schema(schema::named("ecg.OUTPUT_PROPERTIES"), &["signalid", "privacy_mode"]),
         annotations: Annotations::REMOTE_READ,
         handler: get_ecg,
     }]
 }
-
-const INPUT_PROPERTIES: &str = r#"{
-    "signalid": {"type": "integer", "minimum": 1, "description": "the ECG's signal id (ecg.signalid in withings_list_heart)"},
-    "include_signal": {"type": "boolean", "default": false, "description": "add the trace (at most 2000 samples, µV)"}}"#;
-
-const OUTPUT_PROPERTIES: &str = r#"{
-    "signalid": {"type": "integer"},
-    "time": {"type": ["integer", "null"]}, "local_time": {"type": ["string", "null"]}, "timezone": {"type": "string"},
-    "afib": {"type": ["integer", "null"]}, "classification": {"type": ["string", "null"]},
-    "heart_rate": {"type": ["number", "null"]},
-    "sampling_frequency": {"type": ["number", "null"]}, "samples": {"type": "integer", "minimum": 0},
-    "duration": {"type": ["number", "null"]},
-    "wear_position": {"type": ["integer", "null"]}, "wear_position_name": {"type": ["string", "null"]},
-    "model": {"type": ["integer", "null"]}, "model_name": {"type": ["string", "null"]},
-    "signal": {"type": "object", "required": ["unit", "sampling_frequency", "step", "values"], "properties": {
-        "unit": {"const": "µV"}, "sampling_frequency": {"type": ["number", "null"]},
-        "step": {"type": "integer", "minimum": 1}, "values": {"type": "array", "maxItems": 2000}}},
-    "raw": {"type": "object"},
-    "privacy_mode": {"type": "string", "enum": ["summary", "structured", "raw"]},
-    "upstream": {"type": "object"}}"#;
 
 /// The answer; summary mode leaves out the device detail.
 #[derive(Debug, Serialize)]

@@ -15,7 +15,7 @@ use crate::domain::time::{self, DAY_SECS, Instant, Range, Zone};
 use crate::domain::units::{self, Units};
 use crate::tools::data;
 use crate::tools::list_out::{self, ListOut, UpstreamOut};
-use crate::tools::schema::from_text;
+use crate::tools::schema;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
 use crate::withings::client::Client;
 use crate::withings::windows;
@@ -31,7 +31,7 @@ pub fn tools() -> Vec<Tool> {
     let mut props = list_out::properties(
         &["after", "before", "limit", "offset", "privacy_mode", "units"],
         "the 24 hours before `before`",
-        FIELDS_PROPERTY,
+        schema::embedded("intraday.FIELDS_PROPERTY"),
     );
     props["fields"]["items"]["enum"] = serde_json::json!(fields);
     props["fields"]["maxItems"] = serde_json::json!(FIELDS.len());
@@ -46,25 +46,13 @@ pub fn tools() -> Vec<Tool> {
             fields and asks Withings only for them. Which fields exist depends on the watch and the plan.",
         input_schema: input_schema(props, &[]),
         output_schema: output_schema(
-            from_text(OUTPUT_PROPERTIES),
+            schema::named("intraday.OUTPUT_PROPERTIES"),
             &["count", "records", "has_more", "empty", "range", "privacy_mode", "units"],
         ),
         annotations: Annotations::REMOTE_READ,
         handler: list_intraday,
     }]
 }
-
-const FIELDS_PROPERTY: &str = r#"{"fields": {"type": "array", "items": {"type": "string", "enum": []},
-    "description": "only these data fields (default: every field)"}}"#;
-
-const OUTPUT_PROPERTIES: &str = r#"{
-    "count": {"type": "integer", "minimum": 0},
-    "records": {"type": "array", "items": {"type": "object", "required": ["time"],
-        "properties": {"time": {"type": "integer"}, "local_time": {"type": "string"}}}},
-    "has_more": {"type": "boolean"}, "next_offset": {"type": "integer"}, "empty": {"type": "boolean"},
-    "range": {"type": "object", "required": ["after", "before", "zone"]},
-    "privacy_mode": {"type": "string", "enum": ["summary", "structured", "raw"]},
-    "units": {"type": "string"}, "upstream": {"type": "object"}}"#;
 
 /// The range: `after`/`before` in the user's zone; without `after`, the 24 hours before `before`
 /// (default now), not whole civil days.

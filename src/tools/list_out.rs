@@ -77,22 +77,11 @@ impl UpstreamOut {
     }
 }
 
-/// The arguments of the list convention (`after`, `before`, `limit`, `offset`, `privacy_mode`,
-/// `units`) as JSON Schema properties, written as text: a `json!` literal compiles to code per
-/// entry. `after`'s default is said by each tool.
-const LIST_PROPERTIES: &str = r#"{
-    "after": {"type": "string", "description": "start: YYYY-MM-DD (a whole civil day in your zone) or ISO 8601 with offset"},
-    "before": {"type": "string", "description": "end: YYYY-MM-DD (through the end of that day) or ISO 8601 with offset; default now"},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "most records to return (1-1000)"},
-    "offset": {"type": "integer", "minimum": 0, "description": "continue a previous answer: pass its next_offset"},
-    "privacy_mode": {"type": "string", "enum": ["summary", "structured", "raw"], "description": "summary, structured (default, or WITHINGS_PRIVACY_MODE) or raw"},
-    "units": {"type": "string", "enum": ["metric", "imperial", "uk"], "description": "metric, imperial or uk; default WITHINGS_UNITS or metric"}}"#;
-
 /// The list convention's properties named in `keep`, plus `extra` (JSON text of more
 /// properties); `after`'s description gains `after_default`.
 pub fn properties(keep: &[&str], after_default: &str, extra: &str) -> Value {
     let mut props = Map::new();
-    if let Value::Object(all) = from_text(LIST_PROPERTIES) {
+    if let Value::Object(all) = crate::tools::schema::named("list_out.LIST_PROPERTIES") {
         props.extend(all.into_iter().filter(|(k, _)| keep.contains(&k.as_str())));
     }
     if let Some(Value::String(d)) = props.get_mut("after").and_then(|a| a.get_mut("description")) {
@@ -137,7 +126,7 @@ mod tests {
 
     #[test]
     fn property_texts_match_the_code() {
-        let all = from_text(LIST_PROPERTIES);
+        let all = crate::tools::schema::named("list_out.LIST_PROPERTIES");
         assert_eq!(all["privacy_mode"]["enum"], serde_json::json!(PrivacyMode::names()));
         assert_eq!(all["units"]["enum"], serde_json::json!(Units::names()));
         assert_eq!(

@@ -26,7 +26,7 @@ pub fn tools() -> Vec<Tool> {
                 No Withings request is made.",
             input_schema: input_schema(Value::Object(Map::new()), &[]),
             output_schema: output_schema(
-                schema::from_text(INVENTORY_OUTPUT),
+                schema::named("local.INVENTORY_OUTPUT"),
                 &["kind", "domains", "scopes", "privacy_modes", "first_tools"],
             ),
             annotations: Annotations::LOCAL_READ,
@@ -39,7 +39,7 @@ pub fn tools() -> Vec<Tool> {
                 protocol versions and transports it speaks, and which units it shows. No Withings request is made.",
             input_schema: input_schema(Value::Object(Map::new()), &[]),
             output_schema: output_schema(
-                schema::from_text(CAPABILITIES_OUTPUT),
+                schema::named("local.CAPABILITIES_OUTPUT"),
                 &["can_read", "cannot_read", "auth", "protocol_versions"],
             ),
             annotations: Annotations::LOCAL_READ,
@@ -51,9 +51,9 @@ pub fn tools() -> Vec<Tool> {
             description: "Install and usage guidance for an agent: how to wire this binary into a client \
                 (claude, cursor, hermes, generic or shell), the first calls, the tools, resources and prompts, \
                 and rules for handling health data.",
-            input_schema: input_schema(schema::from_text(MANIFEST_INPUT), &[]),
+            input_schema: input_schema(schema::named("local.MANIFEST_INPUT"), &[]),
             output_schema: output_schema(
-                schema::from_text(MANIFEST_OUTPUT),
+                schema::named("local.MANIFEST_OUTPUT"),
                 &["client", "binary", "setup_command", "first_calls", "tools", "rules"],
             ),
             annotations: Annotations::LOCAL_READ,
@@ -67,7 +67,7 @@ pub fn tools() -> Vec<Tool> {
                 a secret or a token.",
             input_schema: input_schema(Value::Object(Map::new()), &[]),
             output_schema: output_schema(
-                schema::from_text(PRIVACY_OUTPUT),
+                schema::named("local.PRIVACY_OUTPUT"),
                 &["privacy_mode", "files", "stored_on_disk", "leaves_the_machine", "problems", "accounts"],
             ),
             annotations: Annotations::LOCAL_READ,
@@ -80,7 +80,7 @@ pub fn tools() -> Vec<Tool> {
                 or in memory, and a legacy cache file is never opened.",
             input_schema: input_schema(Value::Object(Map::new()), &[]),
             output_schema: output_schema(
-                schema::from_text(CACHE_OUTPUT),
+                schema::named("local.CACHE_OUTPUT"),
                 &["caches_authenticated_responses", "note"],
             ),
             annotations: Annotations::LOCAL_READ,
@@ -92,42 +92,6 @@ pub fn tools() -> Vec<Tool> {
 // Schema properties as JSON text, parsed when the catalogue is built: a `json!` literal compiles
 // to code that inserts every entry one by one (16 KB of the static binary for these five tools);
 // the text is a few hundred bytes. A unit test parses each one.
-
-const INVENTORY_OUTPUT: &str = r#"{"kind": {"type": "string"},
-    "domains": {"type": "array", "items": {"type": "object", "required": ["name", "tools", "scope"]}},
-    "scopes": {"type": "array", "items": {"type": "string"}},
-    "privacy_modes": {"type": "array", "items": {"type": "object"}},
-    "first_tools": {"type": "array", "items": {"type": "string"}}, "limits": {"type": "object"}}"#;
-
-const CAPABILITIES_OUTPUT: &str = r#"{"can_read": {"type": "array", "items": {"type": "string"}},
-    "cannot_read": {"type": "array", "items": {"type": "string"}}, "auth": {"type": "object"},
-    "protocol_versions": {"type": "array", "items": {"type": "string"}},
-    "transports": {"type": "array", "items": {"type": "string"}},
-    "units": {"type": "array", "items": {"type": "string"}},
-    "privacy_modes": {"type": "array", "items": {"type": "string"}}}"#;
-
-const MANIFEST_INPUT: &str = r#"{"client": {"type": "string", "enum": ["generic", "claude", "cursor", "hermes", "shell"],
-    "default": "generic", "description": "the client to tailor the guidance to"}}"#;
-
-const MANIFEST_OUTPUT: &str = r#"{"client": {"type": "string"}, "binary": {"type": "string"},
-    "setup_command": {"type": "string"}, "config_path": {"type": ["string", "null"]},
-    "first_calls": {"type": "array", "items": {"type": "string"}},
-    "tools": {"type": "array", "items": {"type": "string"}},
-    "resources": {"type": "array", "items": {"type": "string"}},
-    "prompts": {"type": "array", "items": {"type": "string"}},
-    "rules": {"type": "array", "items": {"type": "string"}},
-    "troubleshooting": {"type": "array", "items": {"type": "object"}}}"#;
-
-const PRIVACY_OUTPUT: &str = r#"{"privacy_mode": {"type": "string"},
-    "files": {"type": "array", "items": {"type": "object", "required": ["path", "exists"]}},
-    "stored_on_disk": {"type": "array", "items": {"type": "string"}},
-    "leaves_the_machine": {"type": "array", "items": {"type": "string"}},
-    "never": {"type": "array", "items": {"type": "string"}},
-    "problems": {"type": "array", "items": {"type": "string"}},
-    "accounts": {"type": "array", "items": {"type": "object", "required": ["name", "connected", "token"]}}}"#;
-
-const CACHE_OUTPUT: &str = r#"{"caches_authenticated_responses": {"type": "boolean"}, "cache_file": {"type": "null"},
-    "legacy_settings": {"type": "object"}, "note": {"type": "string"}}"#;
 
 /// Data domains: name, what, scope, tools, upstream action.
 const DOMAINS: &[(&str, &str, &str, &[&str], &str)] = &[
@@ -508,12 +472,12 @@ mod tests {
     #[test]
     fn schema_texts_are_objects() {
         for text in [
-            INVENTORY_OUTPUT,
-            CAPABILITIES_OUTPUT,
-            MANIFEST_INPUT,
-            MANIFEST_OUTPUT,
-            PRIVACY_OUTPUT,
-            CACHE_OUTPUT,
+            schema::embedded("local.INVENTORY_OUTPUT"),
+            schema::embedded("local.CAPABILITIES_OUTPUT"),
+            schema::embedded("local.MANIFEST_INPUT"),
+            schema::embedded("local.MANIFEST_OUTPUT"),
+            schema::embedded("local.PRIVACY_OUTPUT"),
+            schema::embedded("local.CACHE_OUTPUT"),
         ] {
             assert!(schema::from_text(text).is_object(), "{text}");
         }

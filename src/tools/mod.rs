@@ -280,15 +280,11 @@ fn reads_withings(tool: &Tool) -> bool {
     tool.annotations.read_only && tool.annotations.open_world
 }
 
-/// The `account` argument (one schema for every tool that takes it).
-const ACCOUNT_ARG: &str = r#"{"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,31}$",
-    "description": "whose data: an account name from withings_accounts (default: the server's account)"}"#;
-
 /// Adds `account` to the arguments and to the (required) output of a tool that reads Withings
 /// data, so that every such tool, whichever family declares it, takes it the same way.
 fn with_account_arg(mut tool: Tool) -> Tool {
     if reads_withings(&tool) {
-        let arg = schema::from_text(ACCOUNT_ARG);
+        let arg = schema::named("mod.ACCOUNT_ARG");
         if let Some(p) = tool.input_schema.get_mut("properties").and_then(Value::as_object_mut) {
             p.insert("account".into(), arg);
         }

@@ -15,7 +15,7 @@ use crate::store;
 use crate::tools::data::{self, Settings};
 use crate::tools::list_out::{self, ListOut, UpstreamOut};
 use crate::tools::records::hours_minutes;
-use crate::tools::schema::from_text;
+use crate::tools::schema;
 use crate::tools::trend_output::WindowOut;
 use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema, trends};
 use crate::withings::client::Client;
@@ -45,7 +45,7 @@ pub fn tools() -> Vec<Tool> {
                 &[],
             ),
             output_schema: output_schema(
-                from_text(DEVICES_OUTPUT),
+                schema::named("profile.DEVICES_OUTPUT"),
                 &["count", "records", "has_more", "empty", "privacy_mode", "units"],
             ),
             annotations: Annotations::REMOTE_READ,
@@ -68,7 +68,7 @@ pub fn tools() -> Vec<Tool> {
                 &[],
             ),
             output_schema: output_schema(
-                from_text(GOALS_OUTPUT),
+                schema::named("profile.GOALS_OUTPUT"),
                 &["goals", "window", "privacy_mode", "units"],
             ),
             annotations: Annotations::REMOTE_READ,
@@ -76,25 +76,6 @@ pub fn tools() -> Vec<Tool> {
         },
     ]
 }
-
-const DEVICES_OUTPUT: &str = r#"{
-    "count": {"type": "integer", "minimum": 0},
-    "records": {"type": "array", "items": {"type": "object"}},
-    "has_more": {"type": "boolean"}, "next_offset": {"type": "integer"}, "empty": {"type": "boolean"},
-    "range": {"type": "object", "required": ["after", "before", "zone"]},
-    "privacy_mode": {"type": "string", "enum": ["summary", "structured", "raw"]},
-    "units": {"type": "string"}, "upstream": {"type": "object"}}"#;
-
-const GOALS_OUTPUT: &str = r#"{
-    "goals": {"type": "object", "required": ["steps", "sleep_seconds", "weight_kg"], "properties": {
-        "steps": {"type": ["number", "null"]}, "sleep_seconds": {"type": ["number", "null"]},
-        "weight_kg": {"type": ["number", "null"]}}},
-    "window": {"type": "object", "required": ["after", "before", "zone"]},
-    "steps": {"type": ["object", "null"]}, "sleep": {"type": ["object", "null"]}, "weight": {"type": ["object", "null"]},
-    "unavailable": {"type": "object", "additionalProperties": {"type": "string"}},
-    "raw": {"type": "object"},
-    "privacy_mode": {"type": "string", "enum": ["summary", "structured", "raw"]},
-    "units": {"type": "string"}, "upstream": {"type": "object"}}"#;
 
 // ---------------------------------------------------------------------------------------------
 // Devices

@@ -151,7 +151,7 @@ fn metric_names() -> Vec<&'static str> {
 pub fn tools() -> Vec<Tool> {
     // Schemas as JSON text: a json! literal compiles to code per entry, text is a few bytes.
     let props = || {
-        let mut p = schema(INPUT_PROPERTIES);
+        let mut p = schema(crate::tools::schema::embedded("trends.INPUT_PROPERTIES"));
         p["metric"]["enum"] = json!(metric_names());
         p["units"]["enum"] = json!(Units::names());
         p
@@ -180,7 +180,7 @@ pub fn tools() -> Vec<Tool> {
                 structuredContent has the plotted series (value and trend per reading) for drawing it yourself.",
             input_schema: input_schema(props(), &["metric"]),
             output_schema: output_schema(
-                schema(CHART_PROPERTIES),
+                schema(crate::tools::schema::embedded("trends.CHART_PROPERTIES")),
                 &["metric", "unit", "readings", "verdict", "window", "series", "mime_type"],
             ),
             annotations: Annotations::REMOTE_READ,
@@ -189,42 +189,9 @@ pub fn tools() -> Vec<Tool> {
     ]
 }
 
-const INPUT_PROPERTIES: &str = r#"{
-    "metric": {"type": "string", "enum": [], "description": "what to analyse"},
-    "after": {"type": "string", "description": "start, YYYY-MM-DD or ISO 8601 with offset (default: 90 days ago; 30 for hrv and spo2, read one night a request)"},
-    "before": {"type": "string", "description": "end, YYYY-MM-DD or ISO 8601 with offset (default: now)"},
-    "units": {"type": "string", "enum": [], "description": "metric, imperial or uk; default WITHINGS_UNITS"}}"#;
-
-const CHART_PROPERTIES: &str = r#"{
-    "metric": {"type": "string"}, "label": {"type": "string"}, "unit": {"type": "string"},
-    "units": {"type": "string", "enum": ["metric", "imperial", "uk"]},
-    "readings": {"type": "integer", "minimum": 0}, "rejected": {"type": "integer", "minimum": 0},
-    "verdict": {"type": "string"}, "window": {"type": "object"},
-    "latest_trend": {"type": ["number", "null"]}, "noise": {"type": ["number", "null"]},
-    "series": {"type": "array", "items": {"type": "object"}, "maxItems": 200},
-    "series_step": {"type": "integer", "minimum": 1},
-    "mime_type": {"type": "string", "const": "image/png"},
-    "width": {"type": "integer"}, "height": {"type": "integer"}}"#;
-
-const TRENDS_PROPERTIES: &str = r#"{
-    "metric": {"type": "string"}, "unit": {"type": "string"}, "units": {"type": "string"},
-    "display_unit": {"type": "string", "description": "how the text shows the values: unit, or st lb (stones and pounds; the numbers stay in unit)"},
-    "as_of": {"type": "string"}, "window": {"type": "object", "required": ["after", "before", "zone"]},
-    "method": {"type": "string"}, "description": {"type": "string"},
-    "n_readings": {"type": "integer", "minimum": 0}, "n_used": {"type": "integer", "minimum": 0},
-    "n_rejected": {"type": "integer", "minimum": 0},
-    "rejected": {"type": "array", "items": {"type": "object", "required": ["time", "reason"]}},
-    "latest": {"type": ["number", "null"]}, "trend_change": {"type": ["number", "null"]},
-    "slope_per_week": {"type": ["object", "null"]},
-    "verdict": {"type": "string", "enum": ["rising", "falling", "stable", "not_enough_data"]},
-    "reason": {"type": "string"},
-    "series": {"type": "array", "items": {"type": "object"}, "maxItems": 200},
-    "series_step": {"type": "integer", "minimum": 1},
-    "recomposition": {"type": ["object", "null"]}, "sleep_regularity": {"type": ["object", "null"]}}"#;
-
 fn trends_schema() -> Value {
     output_schema(
-        schema(TRENDS_PROPERTIES),
+        schema(crate::tools::schema::embedded("trends.TRENDS_PROPERTIES")),
         &["metric", "unit", "window", "method", "n_used", "n_rejected", "rejected", "verdict", "reason"],
     )
 }
@@ -745,13 +712,23 @@ mod tests {
 
     #[test]
     fn schema_texts_parse_and_match_the_code() {
-        for text in [INPUT_PROPERTIES, CHART_PROPERTIES, TRENDS_PROPERTIES] {
+        for text in [
+            crate::tools::schema::embedded("trends.INPUT_PROPERTIES"),
+            crate::tools::schema::embedded("trends.CHART_PROPERTIES"),
+            crate::tools::schema::embedded("trends.TRENDS_PROPERTIES"),
+        ] {
             assert!(schema(text).is_object(), "{text}");
         }
-        for text in [CHART_PROPERTIES, TRENDS_PROPERTIES] {
+        for text in [
+            crate::tools::schema::embedded("trends.CHART_PROPERTIES"),
+            crate::tools::schema::embedded("trends.TRENDS_PROPERTIES"),
+        ] {
             assert_eq!(schema(text)["series"]["maxItems"], MAX_SERIES_POINTS);
         }
-        assert_eq!(schema(CHART_PROPERTIES)["units"]["enum"], json!(Units::names()));
+        assert_eq!(
+            schema(crate::tools::schema::embedded("trends.CHART_PROPERTIES"))["units"]["enum"],
+            json!(Units::names())
+        );
     }
 
     /// A watch and a phone counting the same day: the fullest count, never the sum, at noon.
