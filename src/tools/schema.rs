@@ -22,16 +22,22 @@ pub fn named(key: &str) -> Value {
 }
 
 /// The schema text of section `key` (`module.NAME`) of schemas.txt; empty (so `from_text` gives
-/// `Null`) for a key it lacks, which the catalogue's tests rule out.
+/// `Null`) for a key it lacks, which the catalogue's tests rule out. The file is inflated and cut
+/// into sections once: the catalogue looks texts up dozens of times per build.
 pub fn embedded(key: &str) -> &'static str {
+    static SECTIONS: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
     static TEXT: OnceLock<String> = OnceLock::new();
-    let all = TEXT.get_or_init(|| {
-        inflate::zlib(SCHEMAS_ZLIB, 1 << 20).and_then(|t| String::from_utf8(t).ok()).unwrap_or_default()
+    let sections = SECTIONS.get_or_init(|| {
+        let all = TEXT.get_or_init(|| {
+            inflate::zlib(SCHEMAS_ZLIB, 1 << 20).and_then(|t| String::from_utf8(t).ok()).unwrap_or_default()
+        });
+        all.split("\n@@ ")
+            .skip(1)
+            .filter_map(|s| s.split_once('\n'))
+            .map(|(k, t)| (k, t.trim_end()))
+            .collect()
     });
-    let head = format!("\n@@ {key}\n");
-    let Some(at) = all.find(&head) else { return "" };
-    let rest = &all[at + head.len()..];
-    rest.find("\n@@ ").map_or(rest, |end| &rest[..end]).trim_end()
+    sections.iter().find(|(k, _)| *k == key).map_or("", |(_, t)| t)
 }
 
 /// A schema written as JSON text (`Null` if the text is not JSON, which each family's tests rule
