@@ -23,7 +23,7 @@ use crate::store::pending;
 use crate::store::tokens::{self, Tokens};
 use crate::text::escape;
 use crate::tools::Ctx;
-use crate::tools::auth::{Connected, to_value};
+use crate::tools::auth::Connected;
 use crate::value::json;
 use crate::withings::client::Client;
 use crate::withings::oauth;
@@ -33,7 +33,7 @@ use crate::{Error, Result};
 pub fn run(ctx: &Ctx, opts: &AuthOpts) -> Result<u8> {
     let result = connect(ctx, opts);
     match (opts.json, result) {
-        (true, Ok(c)) => print_stdout(&format!("{}\n", to_value(&c)?)).map(|()| 0),
+        (true, Ok(c)) => print_stdout(&format!("{}\n", c.to_value()?)).map(|()| 0),
         (false, Ok(c)) => {
             let scope = if c.scope.is_empty() { "unknown" } else { &c.scope };
             let text = format!(

@@ -80,7 +80,7 @@ pub fn run(ctx: &Ctx, opts: &SetupOpts) -> Result<u8> {
     };
     let failure = match signed_in {
         Some(Ok(c)) => {
-            insert(&mut result, "auth", crate::tools::auth::to_value(&c)?);
+            insert(&mut result, "auth", c.to_value()?);
             None
         }
         Some(Err(e)) => {

@@ -128,7 +128,7 @@ fn connection_status(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
         token_path: token_path.map(|p| p.display().to_string()),
     };
     let md = out.markdown();
-    let structured = serde_json::to_value(out).map_err(|e| Error::json("the connection status", e))?;
+    let structured = to_value(&out)?;
     Ok(render(structured, md, args))
 }
 
@@ -294,7 +294,14 @@ struct Revoked<'a> {
     token_path: String,
 }
 
-pub fn to_value(out: &impl Serialize) -> Result<Value> {
+impl Connected {
+    /// The JSON object said about a sign-in (tool answer, `auth --json`, `setup`'s `auth`).
+    pub fn to_value(&self) -> Result<Value> {
+        to_value(self)
+    }
+}
+
+fn to_value(out: &impl Serialize) -> Result<Value> {
     serde_json::to_value(out).map_err(|e| Error::json("a connection tool's answer", e))
 }
 
