@@ -8,7 +8,6 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::domain::fields;
 use crate::domain::measures;
 use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
@@ -31,6 +30,7 @@ use crate::withings::client::{Client, Walk};
 use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::heart::HeartWire;
 use crate::withings::wire::sleep::{NightWire, SegmentWire};
+use crate::withings::wire::stamped::Stamped;
 use crate::withings::wire::workouts::WorkoutWire;
 use crate::withings::wire::{MeasGroupWire, Row};
 use crate::{Error, Result};
@@ -375,14 +375,6 @@ fn typed<L: Listed>(
     records::records::<L>(&ctx.env, &endpoint, rows, body_zone, zones, s.privacy, s.units, &|_| true)
 }
 
-/// Rows delimited while paging, as JSON trees.
-fn parse_rows(spec: &Spec, rows: &[Box<RawValue>]) -> Result<Vec<Value>> {
-    rows.iter()
-        .map(|r| serde_json::from_str(r.get()))
-        .collect::<std::result::Result<Vec<Value>, _>>()
-        .map_err(|e| Error::json(format!("withings {} {}", spec.path, spec.action), e))
-}
-
 /// Settings every data tool resolves the same way: configuration, zone, privacy mode, units.
 pub struct Settings {
     pub cfg: Config,
@@ -557,22 +549,17 @@ pub fn stream(
     for (i, window) in windows.iter().enumerate() {
         let (mut rows, mut timezone) = (Vec::new(), None);
         let params = upstream_params(spec, window);
-        let walk =
-            client.each_page::<Box<RawValue>>(spec.path, spec.action, &params, None, &mut |page, _| {
-                for row in page.rows {
-                    let when: Value =
-                        serde_json::from_str(row.get()).map_err(|e| Error::json(spec.path, e))?;
-                    rows.push((row_time(&when), row));
-                }
-                timezone = page.timezone.or(timezone.take());
-                Ok(true)
-            })?;
+        let walk = client.each_page::<Stamped>(spec.path, spec.action, &params, None, &mut |page, _| {
+            rows.extend(page.rows);
+            timezone = page.timezone.or(timezone.take());
+            Ok(true)
+        })?;
         whole(spec, matches!(walk, Walk::Budget { .. }))?;
         if spec.style == DateStyle::Epoch && i > 0 {
-            rows.retain(|(t, _)| *t >= window.start.0);
+            rows.retain(|r| r.time() >= window.start.0);
         }
-        crate::sort::by_key(&mut rows, |(t, _)| *t);
-        let rows: Vec<Box<RawValue>> = rows.into_iter().map(|(_, r)| r).collect();
+        crate::sort::by_key(&mut rows, Stamped::time);
+        let rows = raw_rows(spec, rows)?;
         for (record, _) in decode_rows(ctx, source, &rows, timezone.as_deref(), zones, s)? {
             each(record)?;
         }
@@ -592,34 +579,17 @@ pub fn first_day_seen(
     let spec = spec_of(source);
     let mut first = None;
     let params = upstream_params(spec, range);
-    client.each_page::<Box<RawValue>>(spec.path, spec.action, &params, None, &mut |page, _| {
-        first = parse_rows(spec, &page.rows)?.iter().filter_map(|r| row_day(r, zone)).min();
+    client.each_page::<Stamped>(spec.path, spec.action, &params, None, &mut |page, _| {
+        first = page.rows.iter().filter_map(|r| r.day_in(zone)).min();
         Ok(false)
     })?;
     Ok(first)
 }
 
-/// When an upstream row happened: Unix seconds (getmeas `date`, heart `timestamp`, workout and
-/// sleep `startdate`) and a civil `date` (activity, sleep summaries, workouts).
-fn row_when(row: &Value) -> (Option<i64>, Option<CivilDate>) {
-    let epoch = ["startdate", "timestamp", "date"].iter().find_map(|k| fields::int(row, k));
-    (epoch, fields::date(row, "date"))
-}
-
-/// A row's place in time, in Unix seconds (a civil date as its UTC midnight, which orders the
-/// days of a domain that has only dates); rows without one sort last.
-fn row_time(row: &Value) -> i64 {
-    match row_when(row) {
-        (Some(t), _) => t,
-        (None, Some(d)) => d.days() * 86_400,
-        (None, None) => i64::MAX,
-    }
-}
-
-/// The earliest civil day a row names, instants read in `zone`.
-fn row_day(row: &Value, zone: &Zone) -> Option<CivilDate> {
-    let (epoch, day) = row_when(row);
-    [epoch.map(|t| zone.local_date(time::Instant(t))), day].into_iter().flatten().min()
+/// Rows in the form the record decoders take.
+fn raw_rows(spec: &Spec, rows: impl IntoIterator<Item = Stamped>) -> Result<Vec<Box<RawValue>>> {
+    let endpoint = format!("{} {}", spec.path, spec.action);
+    rows.into_iter().map(|r| r.raw(&endpoint)).collect()
 }
 
 fn spec_of(source: Source) -> &'static Spec {
@@ -758,31 +728,31 @@ fn newest_first(
         true => (true, limit, Some(offset - CHUNKED)),
         false => (false, INTERNAL_LIMIT, None),
     };
-    let mut all = fetch::<Box<RawValue>>(client, spec, range, read_limit, from, true)?;
+    let mut all = fetch::<Stamped>(client, spec, range, read_limit, from, true)?;
     let chunk = chunked || all.budget_spent;
     if chunk && all.rows.len() > limit {
         // The budget stopped the read past `limit`: this answer ends at `limit`, in Withings' order.
         all.rows.truncate(limit);
         (all.has_more, all.next_offset) = (true, Some(from.unwrap_or(0) + limit as i64));
     }
-    let mut rows = Vec::with_capacity(all.rows.len());
-    for row in std::mem::take(&mut all.rows) {
-        let when: Value = serde_json::from_str(row.get()).map_err(|e| Error::json(spec.path, e))?;
-        rows.push((row_time(&when), row));
-    }
-    // Newest first; a row without a time (row_time's i64::MAX) last.
-    crate::sort::by_key(&mut rows, |(t, _)| (*t == i64::MAX, std::cmp::Reverse(*t)));
+    let mut rows = std::mem::take(&mut all.rows);
+    // Newest first; a row without a time (`Stamped::time`'s i64::MAX) last. Only the rows
+    // returned are decoded, from here on.
+    crate::sort::by_key(&mut rows, |r| {
+        let t = r.time();
+        (t == i64::MAX, std::cmp::Reverse(t))
+    });
+    let (has_more, timezone, budget_spent) = (all.has_more, all.timezone, all.budget_spent);
     if chunk {
-        let rows: Vec<Box<RawValue>> = rows.into_iter().map(|(_, r)| r).collect();
-        let next_offset = all.next_offset.filter(|_| all.has_more).map(|o| o + CHUNKED);
-        return Ok(Fetched { rows, next_offset, ..all });
+        let next_offset = all.next_offset.filter(|_| has_more).map(|o| o + CHUNKED);
+        return Ok(Fetched { rows: raw_rows(spec, rows)?, has_more, next_offset, timezone, budget_spent });
     }
     let (skip, total) = (usize::try_from(offset).unwrap_or(0), rows.len());
-    let rows: Vec<Box<RawValue>> = rows.into_iter().skip(skip).take(limit).map(|(_, r)| r).collect();
+    let rows = raw_rows(spec, rows.into_iter().skip(skip).take(limit))?;
     let end = skip.saturating_add(rows.len());
     let has_more = end < total;
     let next_offset = has_more.then_some(end as i64);
-    Ok(Fetched { rows, has_more, next_offset, timezone: all.timezone, budget_spent: false })
+    Ok(Fetched { rows, has_more, next_offset, timezone, budget_spent: false })
 }
 
 /// How far back sleep detail looks for the last night when no `after` is given.
@@ -904,6 +874,7 @@ fn title_case(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::withings::wire::Answer;
 
     #[test]
     fn sleep_summaries_ask_for_every_field_they_read() {
@@ -930,14 +901,16 @@ mod tests {
             (r#"{"date":"soon","modified":5}"#, None),
             (r#"{"date":null}"#, None),
         ];
+        let stamped = |rows: &[&str]| {
+            let text = format!(r#"{{"status":0,"body":{{"series":[{}]}}}}"#, rows.join(","));
+            Stamped::page(&Answer { http_status: 200, text }, "/v2/test").unwrap().rows
+        };
         for (row, want) in cases {
-            let r: Value = serde_json::from_str(row).unwrap();
-            assert_eq!(row_day(&r, &paris).map(|d| d.to_string()).as_deref(), *want, "{row}");
+            let r = &stamped(&[row])[0];
+            assert_eq!(r.day_in(&paris).map(|d| d.to_string()).as_deref(), *want, "{row}");
+            assert_eq!(&*r.text, *row, "the row's text as sent");
         }
-        let rows: Vec<Value> = [r#"{"startdate":5}"#, r#"{"x":1}"#, r#"{"date":"1970-01-01"}"#]
-            .iter()
-            .map(|r| serde_json::from_str(r).unwrap())
-            .collect();
-        assert_eq!(rows.iter().map(row_time).collect::<Vec<_>>(), [5, i64::MAX, 0]);
+        let rows = stamped(&[r#"{"startdate":5}"#, r#"{"x":1}"#, r#"{"date":"1970-01-01"}"#, "7"]);
+        assert_eq!(rows.iter().map(Stamped::time).collect::<Vec<_>>(), [5, i64::MAX, 0, i64::MAX]);
     }
 }

@@ -248,7 +248,7 @@ impl Client {
         action: &str,
         params: &[(&str, String)],
     ) -> Result<PageBody<R>> {
-        self.call_answer(path, action, params)?.body(&format!("{path} {action}"))
+        R::page(&self.call_answer(path, action, params)?, &format!("{path} {action}"))
     }
 
     /// [`Client::call`], leaving the answer's text undecoded (to decode as a typed body).
@@ -326,7 +326,7 @@ impl Client {
     ) -> Result<Walk> {
         let endpoint = format!("{path} {action}");
         self.walk(path, action, params, start_offset, &mut |answer, here| {
-            let page: PageBody<R> = answer.body(&endpoint)?;
+            let page = R::page(&answer, &endpoint)?;
             // The answer's text goes before the rows are used.
             drop(answer);
             let (more, next) = (page.more.unwrap_or(false), page.offset);

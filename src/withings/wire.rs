@@ -5,6 +5,7 @@
 //! lists as `[]`, `null` or `{}` (PHP's empty map), and a missing field is absent, never an error.
 //! A value of the wrong kind inside a record reads as absent rather than failing the answer.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -19,8 +20,13 @@ use crate::{Error, Result};
 pub mod activity;
 pub mod heart;
 pub mod intraday;
+pub mod scan;
 pub mod sleep;
+pub mod stamped;
 pub mod workouts;
+
+pub use scan::Lit;
+use scan::{Fault, Scan};
 
 /// One HTTP answer whose envelope said status 0: its text, decoded on demand.
 #[derive(Debug)]
@@ -52,11 +58,81 @@ impl Answer {
 fn decode_error(e: &serde_json::Error, http_status: u16, endpoint: &str) -> Error {
     match e.classify() {
         serde_json::error::Category::Data => Error::json(format!("withings {endpoint}"), e),
-        _ => Error::Transport {
+        _ => fault_error(Fault::Syntax, http_status, endpoint),
+    }
+}
+
+/// [`decode_error`] for the scanner's faults.
+fn fault_error(f: Fault, http_status: u16, endpoint: &str) -> Error {
+    match f {
+        Fault::Shape(what) => Error::json(format!("withings {endpoint}"), what),
+        Fault::Syntax => Error::Transport {
             endpoint: endpoint.to_string(),
             message: format!("unexpected non-JSON answer (HTTP {http_status})"),
         },
     }
+}
+
+impl Answer {
+    /// A page whose rows `row` reads with the scanner (the long answers: getmeas), lenient as
+    /// [`PageBody`]'s serde reading is: the same fields, the same readings of them.
+    pub fn scan_page<R: Row>(
+        &self,
+        endpoint: &str,
+        row: &mut dyn FnMut(&mut Scan<'_>) -> std::result::Result<R::Kept, Fault>,
+    ) -> Result<PageBody<R>> {
+        let mut page = PageBody::default();
+        let read = scan::whole(&self.text, |s| {
+            s.object(&mut |s, key| match key {
+                "body" => match s.peek()? {
+                    b'{' => s.object(&mut |s, key| {
+                        match key {
+                            "measuregrps" | "series" | "activities" => page.rows = scan_rows(s, row)?,
+                            "more" => page.more = s.lit()?.flag(),
+                            "offset" => page.offset = s.lit()?.int(),
+                            "timezone" => page.timezone = s.lit()?.text(),
+                            _ => s.skip()?,
+                        }
+                        Ok(())
+                    }),
+                    b'n' => s.skip(),
+                    _ => Err(Fault::Shape("the body is not an object")),
+                },
+                _ => s.skip(),
+            })
+        });
+        match read {
+            Ok(()) => Ok(page),
+            Err(f) => Err(fault_error(f, self.http_status, endpoint)),
+        }
+    }
+}
+
+/// A list field read by the scanner: an array, or `null` / `{}` for none (see [`rows`]).
+fn scan_rows<T>(
+    s: &mut Scan<'_>,
+    row: &mut dyn FnMut(&mut Scan<'_>) -> std::result::Result<T, Fault>,
+) -> std::result::Result<Vec<T>, Fault> {
+    let mut out = Vec::new();
+    match s.peek()? {
+        b'[' => s.array(&mut |s| {
+            out.push(row(s)?);
+            Ok(())
+        })?,
+        b'{' => {
+            let mut any = false;
+            s.object(&mut |s, _| {
+                any = true;
+                s.skip()
+            })?;
+            if any {
+                return Err(Fault::Shape("the list is an object, not a list"));
+            }
+        }
+        b'n' => s.skip()?,
+        _ => return Err(Fault::Shape("the list is not a list")),
+    }
+    Ok(out)
 }
 
 #[derive(Deserialize)]
@@ -72,6 +148,9 @@ pub struct Head {
     pub error: Option<String>,
 }
 
+/// What JSON counts as whitespace.
+const JSON_SPACE: [char; 4] = [' ', '\n', '\r', '\t'];
+
 #[derive(Deserialize)]
 struct HeadWire {
     #[serde(deserialize_with = "int")]
@@ -83,12 +162,16 @@ struct HeadWire {
     body: IgnoredAny,
 }
 
-/// Reads the envelope's status. Withings writes `{"status":0,` first, so a success is known
-/// without reading the (possibly megabytes long) body; the body is checked when it is decoded.
-/// Anything else is parsed whole. `None` when the text is not a Withings envelope.
+/// Reads the envelope's status. Withings writes `{"status":0,` first (with or without spaces),
+/// so a success is known without reading the (possibly megabytes long) body; the body is
+/// checked when it is decoded. Anything else is parsed whole. `None` when the text is not a
+/// Withings envelope.
 pub fn head(text: &str) -> Option<Head> {
-    if let Some(rest) = text.strip_prefix("{\"status\":0")
-        && matches!(rest.as_bytes().first(), Some(b',' | b'}'))
+    let rest = ["{", "\"status\"", ":", "0"]
+        .iter()
+        .try_fold(text, |t, token| t.trim_start_matches(JSON_SPACE).strip_prefix(token));
+    if let Some(rest) = rest
+        && matches!(rest.trim_start_matches(JSON_SPACE).as_bytes().first(), Some(b',' | b'}'))
     {
         return Some(Head { status: 0, error: None });
     }
@@ -98,13 +181,16 @@ pub fn head(text: &str) -> Option<Head> {
 
 /// A row as read from the wire, and what the program keeps of it. Each row is converted as soon
 /// as it is read, so a page's wire form and its kept form are never both in memory.
-pub trait Row: DeserializeOwned {
+pub trait Row: Sized {
     type Kept;
     fn keep(self) -> Self::Kept;
     /// When a kept row starts (Unix seconds), where a window edge needs it (sleep detail).
     fn start(_: &Self::Kept) -> Option<i64> {
         None
     }
+    /// One answer's page of these rows: through serde (`answer.body`), or the scanner for the
+    /// rows of long answers.
+    fn page(answer: &Answer, endpoint: &str) -> Result<PageBody<Self>>;
 }
 
 /// The row's own text, for the list tools (which decode only the rows they return).
@@ -121,6 +207,9 @@ impl Row for Box<serde_json::value::RawValue> {
         }
         serde_json::from_str::<Start>(row.get()).ok()?.startdate
     }
+    fn page(answer: &Answer, endpoint: &str) -> Result<PageBody<Self>> {
+        answer.body(endpoint)
+    }
 }
 
 impl Row for Value {
@@ -128,20 +217,15 @@ impl Row for Value {
     fn keep(self) -> Value {
         self
     }
-}
-
-/// A measure group; a group without a zone gets the body's afterwards (see `PageBody::timezone`).
-impl Row for MeasGroupWire {
-    type Kept = MeasureGroup;
-    fn keep(self) -> MeasureGroup {
-        self.into_group(None)
+    fn page(answer: &Answer, endpoint: &str) -> Result<PageBody<Self>> {
+        answer.body(endpoint)
     }
 }
 
 /// One page of a list action: the rows (under `measuregrps`, `series` or `activities`), paging,
 /// and getmeas' body-level `timezone`.
 #[derive(Debug, Deserialize)]
-#[serde(bound(deserialize = "R: Row"))]
+#[serde(bound(deserialize = "R: Row + DeserializeOwned"))]
 pub struct PageBody<R: Row> {
     #[serde(default = "Vec::new", alias = "measuregrps", alias = "series", alias = "activities")]
     #[serde(deserialize_with = "rows::<_, R>")]
@@ -163,9 +247,9 @@ impl<R: Row> Default for PageBody<R> {
 
 /// A list field: an array, or `null` / `{}` for none. Anything else is an error: a list that
 /// cannot be read must not pass for an empty one.
-fn rows<'de, D: Deserializer<'de>, R: Row>(d: D) -> Result<Vec<R::Kept>, D::Error> {
+fn rows<'de, D: Deserializer<'de>, R: Row + DeserializeOwned>(d: D) -> Result<Vec<R::Kept>, D::Error> {
     struct Rows<R>(std::marker::PhantomData<R>);
-    impl<'de, R: Row> Visitor<'de> for Rows<R> {
+    impl<'de, R: Row + DeserializeOwned> Visitor<'de> for Rows<R> {
         type Value = Vec<R::Kept>;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a list")
@@ -193,27 +277,22 @@ fn rows<'de, D: Deserializer<'de>, R: Row>(d: D) -> Result<Vec<R::Kept>, D::Erro
 /// Any JSON value, read as an integer when it is one: a JSON integer, a float without fraction
 /// or a numeric string. Everything else (including `null`) reads as absent.
 pub fn int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    Ok(as_int(&Scalar::deserialize(d)?))
+    Ok(Lit::deserialize(d)?.int())
 }
 
 /// A boolean: `true`/`false`, a number (0 is false, any other is true) or the same as a string.
 pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    Ok(match Scalar::deserialize(d)? {
-        Scalar::Bool(b) => Some(b),
-        Scalar::Str(s) if s.trim().eq_ignore_ascii_case("true") => Some(true),
-        Scalar::Str(s) if s.trim().eq_ignore_ascii_case("false") => Some(false),
-        other => as_int(&other).map(|n| n != 0),
-    })
+    Ok(Lit::deserialize(d)?.flag())
 }
 
 /// A finite number, a JSON number or a numeric string, as written (integer or not).
 pub fn number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Num>, D::Error> {
-    Ok(as_number(&Scalar::deserialize(d)?))
+    Ok(Lit::deserialize(d)?.number())
 }
 
 /// [`number`] as a float.
 pub fn num<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    Ok(as_number(&Scalar::deserialize(d)?).map(Num::f64))
+    Ok(Lit::deserialize(d)?.number().map(Num::f64))
 }
 
 /// An epoch-seconds field as an instant.
@@ -223,58 +302,23 @@ pub fn instant<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Instant>, D::Er
 
 /// A `YYYY-MM-DD` string as a civil date; anything else reads as absent.
 pub fn date<'de, D: Deserializer<'de>>(d: D) -> Result<Option<CivilDate>, D::Error> {
-    Ok(match Scalar::deserialize(d)? {
-        Scalar::Str(s) => CivilDate::parse(&s).ok(),
+    Ok(match Lit::deserialize(d)? {
+        Lit::Str(s) => CivilDate::parse(&s).ok(),
         _ => None,
     })
 }
 
 /// A non-empty string; anything else reads as absent.
 pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(Scalar::deserialize(d)?.text())
+    Ok(Lit::deserialize(d)?.text())
 }
 
 /// An identifier sent as a string or a number, as a string.
 pub fn id_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Scalar::deserialize(d)? {
-        Scalar::Str(s) if !s.is_empty() => Some(s),
-        Scalar::Int(n) => Some(n.to_string()),
-        _ => None,
+    Ok(match Lit::deserialize(d)? {
+        Lit::Int(n) => Some(n.to_string()),
+        other => other.text(),
     })
-}
-
-/// One JSON value as the lenient readers see it; arrays and objects are skipped unread.
-enum Scalar {
-    Int(i64),
-    Float(f64),
-    Str(String),
-    Bool(bool),
-    Other,
-}
-
-impl Scalar {
-    /// A non-empty string.
-    fn text(self) -> Option<String> {
-        match self {
-            Scalar::Str(s) if !s.is_empty() => Some(s),
-            _ => None,
-        }
-    }
-}
-
-fn as_number(s: &Scalar) -> Option<Num> {
-    match s {
-        Scalar::Int(n) => Some(Num::Int(*n)),
-        Scalar::Float(f) => f.is_finite().then_some(Num::Float(*f)),
-        Scalar::Str(t) => {
-            let t = t.trim();
-            t.parse()
-                .map(Num::Int)
-                .ok()
-                .or_else(|| t.parse().ok().filter(|f: &f64| f.is_finite()).map(Num::Float))
-        }
-        _ => None,
-    }
 }
 
 /// A map key handed to `pick` as borrowed text (no copy), and `pick`'s answer: lets a visitor
@@ -358,7 +402,7 @@ pub fn slots<'de, D: Deserializer<'de>, const N: usize>(
             let mut out = Slots::default();
             while let Some(row) = map.next_key_seed(Key(self.0))? {
                 match row {
-                    Some(i) => out.set(i, as_number(&map.next_value::<Scalar>()?)),
+                    Some(i) => out.set(i, map.next_value::<Lit>()?.number()),
                     None => drop(map.next_value::<IgnoredAny>()?),
                 }
             }
@@ -368,144 +412,137 @@ pub fn slots<'de, D: Deserializer<'de>, const N: usize>(
     object_or_default(d, Table(row))
 }
 
-fn as_int(s: &Scalar) -> Option<i64> {
-    match s {
-        Scalar::Int(n) => Some(*n),
-        Scalar::Float(f) => (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(*f as i64),
-        Scalar::Str(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
-impl<'de> Deserialize<'de> for Scalar {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scalar, D::Error> {
+/// Through serde, a string is always owned: the lenient readers take any deserializer.
+impl<'de> Deserialize<'de> for Lit<'static> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Lit<'static>, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Scalar;
+            type Value = Lit<'static>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Scalar, E> {
-                Ok(Scalar::Int(n))
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Lit<'static>, E> {
+                Ok(Lit::Int(n))
             }
-            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Scalar, E> {
-                Ok(i64::try_from(n).map_or(Scalar::Float(n as f64), Scalar::Int))
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Lit<'static>, E> {
+                Ok(i64::try_from(n).map_or(Lit::Float(n as f64), Lit::Int))
             }
-            fn visit_f64<E: de::Error>(self, f: f64) -> Result<Scalar, E> {
-                Ok(Scalar::Float(f))
+            fn visit_f64<E: de::Error>(self, f: f64) -> Result<Lit<'static>, E> {
+                Ok(Lit::Float(f))
             }
-            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Scalar, E> {
-                Ok(Scalar::Bool(b))
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Lit<'static>, E> {
+                Ok(Lit::Bool(b))
             }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Scalar, E> {
-                Ok(Scalar::Str(s.to_string()))
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Lit<'static>, E> {
+                Ok(Lit::Str(Cow::Owned(s.to_string())))
             }
-            fn visit_string<E: de::Error>(self, s: String) -> Result<Scalar, E> {
-                Ok(Scalar::Str(s))
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Lit<'static>, E> {
+                Ok(Lit::Str(Cow::Owned(s)))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
-                Ok(Scalar::Other)
+            fn visit_unit<E: de::Error>(self) -> Result<Lit<'static>, E> {
+                Ok(Lit::Other)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Lit<'static>, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Scalar::Other)
+                Ok(Lit::Other)
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Lit<'static>, A::Error> {
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Scalar::Other)
+                Ok(Lit::Other)
             }
         }
         d.deserialize_any(V)
     }
 }
 
-/// A getmeas measure group as the briefs and trends read it: when, whose, in which zone, and the
-/// values. The identifiers, device and comment fields are not read (the list tools, which show
-/// them, decode their few rows in full), which saves allocating strings for every group.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct MeasGroupWire {
-    #[serde(deserialize_with = "int")]
-    date: Option<i64>,
-    #[serde(deserialize_with = "int")]
-    category: Option<i64>,
-    #[serde(deserialize_with = "int")]
-    attrib: Option<i64>,
-    #[serde(deserialize_with = "text")]
-    timezone: Option<String>,
-    #[serde(deserialize_with = "measures")]
-    measures: Vec<Measure>,
+/// getmeas' groups as the briefs and trends read them, by the scanner: when, whose, in which
+/// zone, and the values. The identifiers, device and comment fields are not read (the list
+/// tools, which show them, decode their few rows in full), which saves a string per group. A
+/// group without a zone gets the body's afterwards (see `PageBody::timezone`).
+#[derive(Debug)]
+pub enum MeasGroupWire {}
+
+impl Row for MeasGroupWire {
+    type Kept = MeasureGroup;
+    fn keep(self) -> MeasureGroup {
+        match self {}
+    }
+    fn page(answer: &Answer, endpoint: &str) -> Result<PageBody<Self>> {
+        answer.scan_page::<Self>(endpoint, &mut meas_group)
+    }
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct MeasureWire {
-    #[serde(deserialize_with = "int")]
+/// One group; one that is not an object cannot be read.
+fn meas_group(s: &mut Scan<'_>) -> std::result::Result<MeasureGroup, Fault> {
+    if s.peek()? != b'{' {
+        return Err(Fault::Shape("a measure group is not an object"));
+    }
+    let mut g = MeasureGroup::default();
+    s.object(&mut |s, key| {
+        match key {
+            "date" => g.date = s.lit()?.int().map(Instant),
+            "category" => g.category = s.lit()?.int(),
+            "attrib" => g.attrib = s.lit()?.int(),
+            "timezone" => g.timezone = s.lit()?.text(),
+            "measures" => g.measures = measures(s)?,
+            _ => s.skip()?,
+        }
+        Ok(())
+    })?;
+    Ok(g)
+}
+
+/// The measures of a group, each decoded as it is read; `null` or an object is none, and one
+/// without a value or a type is left out (nothing to show).
+fn measures(s: &mut Scan<'_>) -> std::result::Result<Vec<Measure>, Fault> {
+    if matches!(s.peek()?, b'n' | b'{') {
+        s.skip()?;
+        return Ok(Vec::new());
+    }
+    if s.peek()? != b'[' {
+        return Err(Fault::Shape("a group's measures are not a list"));
+    }
+    // Eight is a full body-composition weigh-in: one allocation for most groups.
+    let mut out = Vec::with_capacity(8);
+    s.array(&mut |s| {
+        if s.peek()? != b'{' {
+            return Err(Fault::Shape("a measure is not an object"));
+        }
+        let [mut value, mut code, mut unit, mut position] = [None; 4];
+        s.object(&mut |s, key| {
+            let slot = match key {
+                "value" => &mut value,
+                "type" => &mut code,
+                "unit" => &mut unit,
+                "position" => &mut position,
+                _ => return s.skip(),
+            };
+            *slot = s.lit()?.int();
+            Ok(())
+        })?;
+        out.extend(measure(value, code, unit, position));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// `None` without a value or a type: nothing to show.
+fn measure(
     value: Option<i64>,
-    #[serde(rename = "type", deserialize_with = "int")]
     code: Option<i64>,
-    #[serde(deserialize_with = "int")]
     unit: Option<i64>,
-    #[serde(deserialize_with = "int")]
     position: Option<i64>,
-}
-
-impl MeasGroupWire {
-    /// The domain group; `default_tz` (the body's `timezone`) stands in for a missing one.
-    pub fn into_group(self, default_tz: Option<&str>) -> MeasureGroup {
-        MeasureGroup {
-            date: self.date.map(Instant),
-            category: self.category,
-            attrib: self.attrib,
-            timezone: self.timezone.or_else(|| default_tz.map(str::to_string)),
-            measures: self.measures,
-            ..MeasureGroup::default()
-        }
-    }
-}
-
-/// The measures of a group, each decoded as it is read; one without a value or a type is left
-/// out (nothing to show).
-fn measures<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Measure>, D::Error> {
-    struct Measures;
-    impl<'de> Visitor<'de> for Measures {
-        type Value = Vec<Measure>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a list of measures")
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Measure>, A::Error> {
-            // Eight is a full body-composition weigh-in: one allocation for most groups.
-            let mut out = Vec::with_capacity(8);
-            while let Some(m) = seq.next_element::<MeasureWire>()? {
-                out.extend(m.into_measure());
-            }
-            Ok(out)
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Vec<Measure>, E> {
-            Ok(Vec::new())
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<Measure>, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(Vec::new())
-        }
-    }
-    d.deserialize_any(Measures)
-}
-
-impl MeasureWire {
-    /// `None` without a value or a type: nothing to show.
-    fn into_measure(self) -> Option<Measure> {
-        let raw_value = self.value?;
-        let raw_unit = self.unit.unwrap_or(0).clamp(-300, 300) as i32;
-        Some(Measure {
-            code: self.code?,
-            raw_value,
-            raw_unit,
-            value: decode_value(raw_value, raw_unit),
-            position: self.position,
-            extra: None,
-        })
-    }
+) -> Option<Measure> {
+    let raw_value = value?;
+    let raw_unit = unit.unwrap_or(0).clamp(-300, 300) as i32;
+    Some(Measure {
+        code: code?,
+        raw_value,
+        raw_unit,
+        value: decode_value(raw_value, raw_unit),
+        position,
+        extra: None,
+    })
 }
 
 #[cfg(test)]
@@ -517,6 +554,8 @@ mod tests {
     fn heads_fast_and_slow() {
         let ok = |s: &str| head(s).map(|h| h.status);
         assert_eq!(ok(r#"{"status":0,"body":{"x":["#), Some(0), "a success is known from its first bytes");
+        assert_eq!(ok("{ \"status\" :\n0 , \"body\": {\"x\":["), Some(0), "spaces or not");
+        assert_eq!(ok(r#"{"status":0 1}"#), None);
         assert_eq!(ok(r#"{ "status": "601", "body": {} }"#), Some(601));
         assert_eq!(ok(r#"{"body":{},"status":0}"#), Some(0));
         assert_eq!(ok(r#"{"status":01}"#), None, "not JSON");
@@ -553,6 +592,40 @@ mod tests {
         assert!(err.contains("non-JSON answer (HTTP 200)") && err.contains("/v2/sleep get"), "{err}");
     }
 
+    /// getmeas answers read by the scanner: lenient readings, unknown and nested fields skipped,
+    /// escapes and whitespace anywhere, and each kind of bad answer named.
+    #[test]
+    fn scanned_getmeas_pages() {
+        let file: Value =
+            serde_json::from_str(include_str!("../../fixtures/wire/getmeas_pages.json")).unwrap();
+        for case in file["cases"].as_array().unwrap() {
+            let text = case["text"].as_str().unwrap().to_string();
+            let read =
+                MeasGroupWire::page(&Answer { http_status: 200, text: text.clone() }, "/measure getmeas");
+            if let Some(want) = case["error"].as_str() {
+                let err = read.unwrap_err().to_string();
+                assert!(err.contains(want) && err.contains("/measure getmeas"), "{text}: {err}");
+                continue;
+            }
+            let page = read.unwrap_or_else(|e| panic!("{text}: {e}"));
+            let groups: Vec<Value> = page
+                .rows
+                .iter()
+                .map(|g| {
+                    let ms: Vec<Value> = g
+                        .measures
+                        .iter()
+                        .map(|m| serde_json::json!([m.code, m.raw_value, m.raw_unit, m.position]))
+                        .collect();
+                    serde_json::json!([g.date.map(|d| d.0), g.category, g.attrib, g.timezone, ms])
+                })
+                .collect();
+            let got = serde_json::json!({"groups": groups, "more": page.more, "offset": page.offset, "timezone": page.timezone});
+            let want = serde_json::json!({"groups": case["groups"], "more": case["more"], "offset": case["offset"], "timezone": case["timezone"]});
+            assert_eq!(got, want, "{text}");
+        }
+    }
+
     /// The typed groups equal the JSON decoder's, field for field, on every getmeas fixture
     /// (the unknown fields, which only the list tools pass on, aside).
     #[test]
@@ -571,8 +644,7 @@ mod tests {
                 }
             };
             let text = serde_json::json!({"status": 0, "body": body}).to_string();
-            let page: PageBody<MeasGroupWire> =
-                Answer { http_status: 200, text }.body("/measure getmeas").unwrap();
+            let page = MeasGroupWire::page(&Answer { http_status: 200, text }, "/measure getmeas").unwrap();
             let tz = page.timezone.clone();
             let mut typed: Vec<MeasureGroup> = page.rows;
             for g in &mut typed {

@@ -175,6 +175,12 @@ impl<'de> Deserialize<'de> for MeasGroupRow {
 }
 
 impl Row for MeasGroupRow {
+    fn page(
+        answer: &crate::withings::wire::Answer,
+        endpoint: &str,
+    ) -> crate::Result<crate::withings::wire::PageBody<Self>> {
+        answer.body(endpoint)
+    }
     type Kept = MeasureGroup;
     fn keep(self) -> MeasureGroup {
         self.0

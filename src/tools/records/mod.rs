@@ -25,7 +25,7 @@ use crate::{Error, Result};
 /// One list tool's record.
 pub trait Listed: Serialize + Sized {
     /// The upstream row, read off the wire into its domain value (`Row::Kept`).
-    type Wire: Row;
+    type Wire: Row + serde::de::DeserializeOwned;
     /// The domain for the privacy modes.
     const DOMAIN: Domain;
     /// Keys of ours shown after the fields passed through (the display values, last).

@@ -292,7 +292,8 @@ mod tests {
     }
 
     fn page<R: crate::withings::wire::Row>(text: &str) -> Vec<R::Kept> {
-        let page: PageBody<R> = Answer { http_status: 200, text: text.into() }.body("/v2/sleep").unwrap();
+        let page: PageBody<R> =
+            R::page(&Answer { http_status: 200, text: text.into() }, "/v2/sleep").unwrap();
         page.rows
     }
 

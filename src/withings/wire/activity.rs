@@ -97,6 +97,9 @@ pub const ACTIVITY_KEYS: &[&str] = &[
 ];
 
 impl Row for ActivityWire {
+    fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
+        answer.body(endpoint)
+    }
     type Kept = ActivityDay;
     fn keep(self) -> ActivityDay {
         ActivityDay {

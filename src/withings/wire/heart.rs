@@ -8,7 +8,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::domain::heart::{Ecg, HeartRecord};
 use crate::domain::time::Instant;
-use crate::withings::wire::{ReadObject, Row, Scalar, as_number, instant, int, num, object_or_default, text};
+use crate::withings::wire::{Lit, ReadObject, Row, instant, int, num, object_or_default, text};
 
 /// A heart record.
 #[derive(Debug, Default, Deserialize)]
@@ -61,6 +61,9 @@ struct BloodPressureWire {
 }
 
 impl Row for HeartWire {
+    fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
+        answer.body(endpoint)
+    }
     type Kept = HeartRecord;
     fn keep(self) -> HeartRecord {
         let signalid = self.signalid;
@@ -113,7 +116,7 @@ fn heart_rate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> 
             let mut value = None;
             while let Some(key) = map.next_key::<String>()? {
                 match key.as_str() {
-                    "value" => value = as_number(&map.next_value::<Scalar>()?).map(|n| n.f64()),
+                    "value" => value = map.next_value::<Lit>()?.number().map(|n| n.f64()),
                     _ => drop(map.next_value::<IgnoredAny>()?),
                 }
             }
@@ -133,7 +136,7 @@ fn heart_rate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> 
             Ok(f.is_finite().then_some(f))
         }
         fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<f64>, E> {
-            Ok(as_number(&Scalar::Str(s.to_string())).map(|n| n.f64()))
+            Ok(Lit::Str(s.into()).number().map(|n| n.f64()))
         }
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<f64>, E> {
             Ok(None)

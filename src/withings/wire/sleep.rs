@@ -8,9 +8,7 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::domain::sleep::{SleepData, SleepNight, SleepSegment, sleep_field};
 use crate::domain::time::{CivilDate, Instant};
-use crate::withings::wire::{
-    Key, ReadObject, Row, Scalar, as_int, as_number, date, flag, instant, int, object_or_default, text,
-};
+use crate::withings::wire::{Key, Lit, ReadObject, Row, date, flag, instant, int, object_or_default, text};
 
 /// A `getsummary` night. `data` keeps the values the domain reads ([`sleep_field`]); the rest of
 /// it (night events, fields we do not name) is skipped unread.
@@ -60,6 +58,9 @@ pub const NIGHT_KEYS: &[&str] = &[
 ];
 
 impl Row for NightWire {
+    fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
+        answer.body(endpoint)
+    }
     type Kept = SleepNight;
     fn keep(self) -> SleepNight {
         SleepNight {
@@ -102,9 +103,9 @@ impl<'de> ReadObject<'de> for NightData {
         while let Some(which) = map.next_key_seed(Key(key))? {
             match which {
                 Some(Some(i)) => {
-                    data.0.set(i, as_number(&map.next_value::<Scalar>()?).filter(|v| v.f64() >= 0.0));
+                    data.0.set(i, map.next_value::<Lit>()?.number().filter(|v| v.f64() >= 0.0));
                 }
-                Some(None) => status = map.next_value::<Scalar>()?.text(),
+                Some(None) => status = map.next_value::<Lit>()?.text(),
                 None => drop(map.next_value::<IgnoredAny>()?),
             }
         }
@@ -120,6 +121,9 @@ pub struct SegmentWire(SleepSegment);
 pub const SEGMENT_KEYS: &[&str] = &["startdate", "enddate", "state", "model", "model_id", "hash_deviceid"];
 
 impl Row for SegmentWire {
+    fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
+        answer.body(endpoint)
+    }
     type Kept = SleepSegment;
     fn keep(self) -> SleepSegment {
         self.0
@@ -141,12 +145,12 @@ impl<'de> Deserialize<'de> for SegmentWire {
                 let mut s = SleepSegment::default();
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
-                        "startdate" => s.start = as_int(&map.next_value()?).map(Instant),
-                        "enddate" => s.end = as_int(&map.next_value()?).map(Instant),
-                        "state" => s.state = as_int(&map.next_value()?),
-                        "model_id" => s.model_id = as_int(&map.next_value()?),
-                        "model" => s.model = map.next_value::<Scalar>()?.text(),
-                        "hash_deviceid" => s.hash_deviceid = map.next_value::<Scalar>()?.text(),
+                        "startdate" => s.start = map.next_value::<Lit>()?.int().map(Instant),
+                        "enddate" => s.end = map.next_value::<Lit>()?.int().map(Instant),
+                        "state" => s.state = map.next_value::<Lit>()?.int(),
+                        "model_id" => s.model_id = map.next_value::<Lit>()?.int(),
+                        "model" => s.model = map.next_value::<Lit>()?.text(),
+                        "hash_deviceid" => s.hash_deviceid = map.next_value::<Lit>()?.text(),
                         _ => {
                             if let Some(points) = map.next_value_seed(SeriesSeed)? {
                                 s.series.insert(key, points);
@@ -177,7 +181,7 @@ impl<'de> ReadObject<'de> for SeriesSeed {
     fn read<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Out, A::Error> {
         let mut points = Vec::new();
         while let Some(t) = map.next_key_seed(Key(|k: &str| k.trim().parse::<i64>().ok()))? {
-            if let (Some(t), Some(v)) = (t, as_number(&map.next_value::<Scalar>()?)) {
+            if let (Some(t), Some(v)) = (t, map.next_value::<Lit>()?.number()) {
                 points.push((Instant(t), v.f64()));
             }
         }

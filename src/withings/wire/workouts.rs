@@ -52,6 +52,9 @@ pub const WORKOUT_KEYS: &[&str] = &[
 ];
 
 impl Row for WorkoutWire {
+    fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
+        answer.body(endpoint)
+    }
     type Kept = Workout;
     fn keep(self) -> Workout {
         Workout {
