@@ -1,5 +1,6 @@
 //! Daily and weekly briefs: pure functions from already-decoded records to a structured answer,
-//! a person-friendly markdown rendering of it, and the JSON Schema the answer always satisfies.
+//! and a person-friendly markdown rendering of it (the JSON Schema the answer always satisfies is
+//! the tool's output schema, src/tools/schemas.txt).
 //!
 //! Days are civil dates in the user's zone, passed as day numbers (days since 1970-01-01); the
 //! tool layer buckets every record into its local day and supplies a `label` that prints a day
@@ -15,6 +16,7 @@
 
 mod daily;
 pub(crate) mod markdown;
+#[cfg(test)]
 mod schema;
 mod weekly;
 
@@ -25,6 +27,7 @@ use serde::{Serialize, Serializer};
 
 pub use crate::domain::summary::daily::{Daily, Now, daily};
 pub use crate::domain::summary::markdown::{daily_markdown, weekly_markdown};
+#[cfg(test)]
 pub use crate::domain::summary::schema::{daily_output_schema, weekly_output_schema};
 pub use crate::domain::summary::weekly::{MAX_WINDOW_DAYS, Weekly, weekly};
 

@@ -56,6 +56,38 @@ pub struct Engine {
     notify: Option<Rc<dyn Notify>>,
 }
 
+/// A method's result: a tree, or JSON text written into the reply as it is (the tool catalogue,
+/// whose tree cost most of a cold start to build and write).
+enum Answer {
+    Tree(Value),
+    Text(String),
+}
+
+/// A reply, ready to write: a tree, or its JSON text.
+pub enum Reply {
+    Tree(Value),
+    Text(String),
+}
+
+impl Reply {
+    /// The reply as JSON text.
+    pub fn into_text(self) -> String {
+        match self {
+            // `serde_json::to_string` writes bytes directly; `Display` would go through `fmt::Write`.
+            Reply::Tree(v) => serde_json::to_string(&v).unwrap_or_default(),
+            Reply::Text(t) => t,
+        }
+    }
+
+    /// The reply as a tree (tests, and callers that look into it).
+    pub fn into_tree(self) -> Value {
+        match self {
+            Reply::Tree(v) => v,
+            Reply::Text(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
+        }
+    }
+}
+
 /// The era a single request is served in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Era {
@@ -99,11 +131,10 @@ impl Engine {
     pub fn handle_bytes(&mut self, bytes: &[u8]) -> Option<String> {
         let reply = match jsonrpc::parse(bytes) {
             Ok(Value::Array(items)) => return self.handle_batch(items),
-            Ok(single) => self.handle_message(single),
-            Err(e) => Some(jsonrpc::error(Value::Null, e)),
+            Ok(single) => self.reply(single),
+            Err(e) => Some(Reply::Tree(jsonrpc::error(Value::Null, e))),
         };
-        // `serde_json::to_string` writes bytes directly; `Display` would go through `fmt::Write`.
-        reply.map(|v| serde_json::to_string(&v).unwrap_or_default())
+        reply.map(Reply::into_text)
     }
 
     /// Handles a batch (2025-03-26 only; at most `jsonrpc::MAX_BATCH` messages, which `parse`
@@ -127,23 +158,26 @@ impl Engine {
         for item in items {
             let initialize = item.get("method").and_then(Value::as_str) == Some("initialize");
             let reply = match (out.len() > jsonrpc::MAX_BATCH_REPLY, initialize) {
-                (true, _) => not_run(item),
+                (true, _) => not_run(item).map(Reply::Tree),
                 (false, true) => {
                     let id = item.get("id").cloned().unwrap_or(Value::Null);
                     let e = RpcError::new(
                         jsonrpc::INVALID_REQUEST,
                         "invalid request: initialize must not be part of a batch",
                     );
-                    Some(jsonrpc::error(id, e))
+                    Some(Reply::Tree(jsonrpc::error(id, e)))
                 }
-                (false, false) => self.handle_message(item),
+                (false, false) => self.reply(item),
             };
             if let Some(reply) = reply {
                 if out.len() > 1 {
                     out.push(b',');
                 }
-                // Writing a `Value` to a Vec cannot fail.
-                let _ = serde_json::to_writer(&mut out, &reply);
+                match reply {
+                    // Writing a `Value` to a Vec cannot fail.
+                    Reply::Tree(v) => drop(serde_json::to_writer(&mut out, &v)),
+                    Reply::Text(t) => out.extend_from_slice(t.as_bytes()),
+                }
             }
         }
         out.push(b']');
@@ -155,23 +189,33 @@ impl Engine {
 
     /// Handles one message; `None` for notifications and client responses.
     pub fn handle_message(&mut self, v: Value) -> Option<Value> {
+        self.reply(v).map(Reply::into_tree)
+    }
+
+    /// Handles one message and returns its reply as it will be written; `None` for
+    /// notifications and client responses.
+    pub fn reply(&mut self, v: Value) -> Option<Reply> {
         match jsonrpc::classify(v) {
-            Err((id, e)) => Some(jsonrpc::error(id, e)),
+            Err((id, e)) => Some(Reply::Tree(jsonrpc::error(id, e))),
             Ok(Message::Notification { .. } | Message::Response) => None,
             Ok(Message::Request { id, method, params }) => Some(match self.request(&method, &params) {
-                Ok(result) => jsonrpc::result(id, result),
-                Err(e) => jsonrpc::error(id, e),
+                Ok(Answer::Tree(result)) => Reply::Tree(jsonrpc::result(id, result)),
+                Ok(Answer::Text(result)) => Reply::Text(format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}",
+                    serde_json::to_string(&id).unwrap_or_default()
+                )),
+                Err(e) => Reply::Tree(jsonrpc::error(id, e)),
             }),
         }
     }
 
-    fn request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    fn request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Answer, RpcError> {
         let era = era_of(params)?;
         if era == Era::Handshake {
             return self.handshake_request(method, params);
         }
-        let mut result = match method {
-            "server/discover" => discover(),
+        let result = match method {
+            "server/discover" => Answer::Tree(discover()),
             // Removed in 2026-07-28: the log level travels in `_meta` and liveness is the transport's.
             "ping" | "logging/setLevel" | "initialize" => {
                 return Err(RpcError::new(
@@ -179,29 +223,18 @@ impl Engine {
                     format!("method not found: `{method}` does not exist in protocol version {STATELESS}"),
                 ));
             }
-            _ => self.method(method, params, Era::Stateless)?,
+            _ => self.answer(method, params, Era::Stateless)?,
         };
-        if let Some(obj) = result.as_object_mut() {
-            obj.insert("resultType".into(), json!("complete"));
-            let meta = obj.entry("_meta").or_insert_with(|| json!({}));
-            if let Some(m) = meta.as_object_mut() {
-                m.insert(META_SERVER_INFO.into(), server_info());
-            }
-            if let Some((ttl, scope)) = cache_hint(method, params) {
-                obj.insert("ttlMs".into(), json!(ttl));
-                obj.insert("cacheScope".into(), json!(scope));
-            }
-        }
-        Ok(result)
+        Ok(stateless_result(result, method, params))
     }
 
-    fn handshake_request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    fn handshake_request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Answer, RpcError> {
         match method {
-            "initialize" => return Ok(self.initialize(params)),
-            "ping" => return Ok(json!({})),
+            "initialize" => return Ok(Answer::Tree(self.initialize(params))),
+            "ping" => return Ok(Answer::Tree(json!({}))),
             // A dual-era client probes with `server/discover`; it must hear a prompt error to
             // fall back to `initialize` (answering it would be fine too, but it needs `_meta`).
-            "server/discover" => return Ok(discover()),
+            "server/discover" => return Ok(Answer::Tree(discover())),
             _ => {}
         }
         if self.transport == Transport::Stdio && self.negotiated.is_none() {
@@ -213,13 +246,25 @@ impl Engine {
         match method {
             "logging/setLevel" => {
                 self.log_level = Some(level(params.get("level"), "level")?);
-                Ok(json!({}))
+                Ok(Answer::Tree(json!({})))
             }
             "resources/subscribe" | "resources/unsubscribe" => {
                 require_str(params, "uri")?;
-                Ok(json!({}))
+                Ok(Answer::Tree(json!({})))
             }
-            _ => self.method(method, params, Era::Handshake),
+            _ => self.answer(method, params, Era::Handshake),
+        }
+    }
+
+    /// Methods common to both eras: `tools/list` as stored text, the others as trees.
+    fn answer(&mut self, method: &str, params: &Map<String, Value>, era: Era) -> Result<Answer, RpcError> {
+        match method {
+            "tools/list" => {
+                check_cursor(params)?;
+                let ui = self.renders_ui(params, era);
+                Ok(Answer::Text(tools::catalogue::list_result(tools::all(), ui)))
+            }
+            _ => self.method(method, params, era).map(Answer::Tree),
         }
     }
 
@@ -245,15 +290,9 @@ impl Engine {
         (era == Era::Handshake && self.ui) || resources::declares_ui(per_request)
     }
 
-    /// Methods common to both eras.
+    /// Methods common to both eras, but for `tools/list` (see `answer`).
     fn method(&mut self, method: &str, params: &Map<String, Value>, era: Era) -> Result<Value, RpcError> {
         match method {
-            "tools/list" => {
-                check_cursor(params)?;
-                let ui = self.renders_ui(params, era);
-                let tools: Vec<Value> = tools::all().iter().cloned().map(|t| tool_json(t, ui)).collect();
-                Ok(jsonrpc::object([("tools", Value::Array(tools))]))
-            }
             "tools/call" => self.call_tool(params),
             "prompts/list" => {
                 check_cursor(params)?;
@@ -368,6 +407,39 @@ fn not_run(item: Value) -> Option<Value> {
         Ok(Message::Request { id, .. }) => Some(jsonrpc::error(id, e)),
         Ok(Message::Notification { .. } | Message::Response) => None,
         Err((id, e)) => Some(jsonrpc::error(id, e)),
+    }
+}
+
+/// A 2026-07-28 result: the method's result with `resultType`, `_meta` (server info) and, for
+/// lists, reads and discovery, `ttlMs`/`cacheScope`. A text result (the tool catalogue, an
+/// object) gains the same members after its own.
+fn stateless_result(result: Answer, method: &str, params: &Map<String, Value>) -> Answer {
+    let mut extra = Map::new();
+    let (mut tree, text) = match result {
+        Answer::Tree(Value::Object(obj)) => (obj, None),
+        Answer::Tree(other) => return Answer::Tree(other),
+        Answer::Text(t) => (Map::new(), Some(t)),
+    };
+    let obj = if text.is_some() { &mut extra } else { &mut tree };
+    obj.insert("resultType".into(), json!("complete"));
+    let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(m) = meta.as_object_mut() {
+        m.insert(META_SERVER_INFO.into(), server_info());
+    }
+    if let Some((ttl, scope)) = cache_hint(method, params) {
+        obj.insert("ttlMs".into(), json!(ttl));
+        obj.insert("cacheScope".into(), json!(scope));
+    }
+    match text {
+        None => Answer::Tree(Value::Object(tree)),
+        // `{…}` + `{"resultType":…}` → `{…,"resultType":…}`.
+        Some(t) => {
+            let members = serde_json::to_string(&extra).unwrap_or_default();
+            match (t.strip_suffix('}'), members.strip_prefix('{')) {
+                (Some(head), Some(tail)) => Answer::Text(format!("{head},{tail}")),
+                _ => Answer::Text(t),
+            }
+        }
     }
 }
 
@@ -546,33 +618,6 @@ fn cache_hint(method: &str, params: &Map<String, Value>) -> Option<(u64, &'stati
         }
         _ => None,
     }
-}
-
-/// A tool's `tools/list` entry; takes the tool by value so the schemas move instead of copying.
-/// With `ui`, the tools the dashboard renders link it (MCP Apps `_meta.ui.resourceUri`).
-fn tool_json(t: tools::Tool, ui: bool) -> Value {
-    let annotations = json!({
-        "title": t.title,
-        "readOnlyHint": t.annotations.read_only,
-        "destructiveHint": t.annotations.destructive,
-        "idempotentHint": t.annotations.idempotent,
-        "openWorldHint": t.annotations.open_world,
-    });
-    let mut entry = jsonrpc::object([
-        ("name", Value::from(t.name)),
-        ("title", Value::from(t.title)),
-        ("description", Value::from(t.description)),
-        ("inputSchema", t.input_schema),
-        ("outputSchema", t.output_schema),
-        ("annotations", annotations),
-    ]);
-    if ui
-        && resources::DASHBOARD_TOOLS.contains(&t.name)
-        && let Some(obj) = entry.as_object_mut()
-    {
-        obj.insert("_meta".into(), json!({"ui": {"resourceUri": resources::DASHBOARD_URI}}));
-    }
-    entry
 }
 
 fn prompt_json(p: &prompts::Prompt) -> Value {

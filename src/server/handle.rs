@@ -53,9 +53,11 @@ pub fn handle_mcp(
             None => Reply::empty(202),
             Some(text) => Reply::json_text(200, text.into_bytes()),
         },
-        single => match engine.handle_message(single) {
+        single => match engine.reply(single) {
             None => Reply::empty(202),
-            Some(reply) => Reply::json(status_for(&reply, stateless), &reply),
+            // Stored text (the tool catalogue) is always a success.
+            Some(dispatch::Reply::Text(text)) => Reply::json_text(200, text.into_bytes()),
+            Some(dispatch::Reply::Tree(reply)) => Reply::json(status_for(&reply, stateless), &reply),
         },
     }
 }

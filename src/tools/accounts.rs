@@ -10,18 +10,13 @@ use crate::Result;
 use crate::store::accounts::{Account, Accounts};
 use crate::store::config::{Config, Env};
 use crate::store::{fsutil, tokens};
-use crate::tools::{Annotations, Ctx, Output, Tool, schema};
+use crate::tools::{Annotations, Ctx, Output, Tool};
 
 /// The tool of this family.
 pub fn tools() -> Vec<Tool> {
     vec![Tool {
         name: "withings_accounts",
         title: "Withings accounts",
-        description: "Lists every account (person) on this install: its name, whether it is the account served \
-            by default, whether it is connected, its scopes and how fresh its token is. Pass one of these names \
-            as `account` to any data tool. Never calls Withings and never reveals a token.",
-        input_schema: schema::named("accounts.INPUT"),
-        output_schema: schema::named("accounts.OUTPUT"),
         annotations: Annotations::LOCAL_READ,
         handler: list,
     }]
@@ -192,7 +187,7 @@ mod tests {
         let ctx = Ctx::new(env, 1000);
         let tool = &tools()[0];
         let out = run(&ctx, tool, &Value::Null).unwrap();
-        schema::check(&tool.output_schema, &out.structured).unwrap();
+        crate::tools::schema::check(&tool.output_schema(), &out.structured).unwrap();
         let got: Vec<(String, bool, bool, String)> = out.structured["accounts"]
             .as_array()
             .unwrap()

@@ -9,7 +9,7 @@ use crate::store::config::Key;
 use crate::store::{pending, tokens};
 use crate::tools::accounts::AccountState;
 use crate::tools::readiness::{Check, next_steps, readiness};
-use crate::tools::{Annotations, Ctx, Output, Tool, schema, wants_json};
+use crate::tools::{Annotations, Ctx, Output, Tool, wants_json};
 use crate::withings::oauth;
 use crate::{Error, Result};
 
@@ -19,21 +19,12 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_connection_status",
             title: "Withings connection status",
-            description: "Local setup and token state: configuration, token file, expiry, refresh token and scopes. \
-                Never calls Withings and never reveals a secret. Call this first when a data tool fails.",
-            input_schema: schema::named("auth.NO_ARGUMENTS"),
-            output_schema: schema::named("auth.STATUS_OUTPUT"),
             annotations: Annotations::LOCAL_READ,
             handler: connection_status,
         },
         Tool {
             name: "withings_get_auth_url",
             title: "Withings authorization URL",
-            description: "Returns the Withings authorization URL with a fresh random state (128 bits), pending for 15 \
-                minutes. The user opens it, approves, and is redirected to the configured redirect URI; pass that \
-                whole redirect URL to withings_exchange_code within 30 seconds. Needs WITHINGS_CLIENT_ID.",
-            input_schema: schema::named("auth.AUTH_URL_INPUT"),
-            output_schema: schema::named("auth.AUTH_URL_OUTPUT"),
             annotations: Annotations {
                 read_only: false,
                 destructive: false,
@@ -45,12 +36,6 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_exchange_code",
             title: "Exchange a Withings authorization code",
-            description: "Exchanges the whole Withings redirect URL (…?code=…&state=…) of a sign-in started with \
-                withings_get_auth_url for tokens and stores them locally (0600). Only after the user explicitly \
-                approved access. Codes live 30 seconds and work once. A state must match a pending sign-in; a bare \
-                code is refused while a sign-in is pending or an account is connected. Returns no token.",
-            input_schema: schema::named("auth.EXCHANGE_INPUT"),
-            output_schema: schema::named("auth.EXCHANGE_OUTPUT"),
             annotations: Annotations {
                 read_only: false,
                 destructive: false,
@@ -62,11 +47,6 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_revoke_access",
             title: "Revoke Withings access",
-            description: "Disconnects this app from the user's Withings account: a signed upstream `revoke`, then \
-                deletion of the local tokens. Requires explicit_user_intent: true, set only when the user asked to \
-                disconnect.",
-            input_schema: schema::named("auth.REVOKE_INPUT"),
-            output_schema: schema::named("auth.REVOKE_OUTPUT"),
             annotations: Annotations {
                 read_only: false,
                 destructive: true,
@@ -340,9 +320,14 @@ mod tests {
     #[test]
     fn schemas_are_closed_objects_with_response_format() {
         for t in tools() {
-            assert_eq!(t.input_schema["additionalProperties"], false, "{}", t.name);
-            assert_eq!(t.input_schema["properties"]["response_format"]["default"], "markdown", "{}", t.name);
-            assert_eq!(t.output_schema["type"], "object", "{}", t.name);
+            assert_eq!(t.input_schema()["additionalProperties"], false, "{}", t.name);
+            assert_eq!(
+                t.input_schema()["properties"]["response_format"]["default"],
+                "markdown",
+                "{}",
+                t.name
+            );
+            assert_eq!(t.output_schema()["type"], "object", "{}", t.name);
         }
         assert!(tool("withings_revoke_access").annotations.destructive);
         assert!(tool("withings_connection_status").annotations.read_only);
@@ -353,7 +338,7 @@ mod tests {
         let h = home("status");
         let c = ctx(&h, &[]);
         let out = run(&c, &tool("withings_connection_status"), &Value::Null).unwrap();
-        schema::check(&tool("withings_connection_status").output_schema, &out.structured).unwrap();
+        schema::check(&tool("withings_connection_status").output_schema(), &out.structured).unwrap();
         assert_eq!(out.structured["ready"], false);
         let ids: Vec<&str> =
             out.structured["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();

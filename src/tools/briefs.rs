@@ -21,7 +21,7 @@ use crate::domain::units::Units;
 use crate::store;
 use crate::tools::data::{self, Settings};
 use crate::tools::intraday;
-use crate::tools::{Annotations, Ctx, Output, Tool, input_schema};
+use crate::tools::{Annotations, Ctx, Output, Tool};
 use crate::value::json;
 use crate::withings::client::Client;
 use crate::withings::wire::activity::ActivityWire;
@@ -35,57 +35,16 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_daily_summary",
             title: "Daily summary",
-            description: "A brief for one civil day in your time zone (default today): weight and body \
-                composition with the change since the previous weigh-in, last night's main sleep (naps listed \
-                apart), the day's activity, heart rate (with resting heart rate and HRV from the watch's samples \
-                during that sleep), blood pressure and ECG, a readiness context with action candidates, data \
-                freshness, and which domains were missing or failed. Five Withings requests.",
-            input_schema: input_schema(
-                json!({
-                    "date": {"type": "string", "description": "the day, YYYY-MM-DD (default: today in your zone)"},
-                    "units": units_prop(),
-                }),
-                &[],
-            ),
-            output_schema: with_demo(summary::daily_output_schema()),
             annotations: Annotations::REMOTE_READ,
             handler: daily,
         },
         Tool {
             name: "withings_weekly_summary",
             title: "Weekly summary",
-            description: "A scorecard of the last `days` days (ending today) against the `compare_days` before: \
-                averages over days that have data, deltas, a load classification, bottlenecks with their \
-                evidence, and a next-week plan with targets from your own baseline. Missing data is reported as \
-                insufficient, never counted as zero. Four Withings requests whatever the window.",
-            input_schema: input_schema(
-                json!({
-                    "days": {"type": "integer", "minimum": 1, "maximum": 90, "default": 7, "description": "days in the current window, ending today"},
-                    "compare_days": {"type": "integer", "minimum": 0, "maximum": 90, "default": 7, "description": "days in the prior window to compare with (0 = no comparison)"},
-                    "units": units_prop(),
-                }),
-                &[],
-            ),
-            output_schema: with_demo(summary::weekly_output_schema()),
             annotations: Annotations::REMOTE_READ,
             handler: weekly,
         },
     ]
-}
-
-fn units_prop() -> Value {
-    json!({
-        "type": "string",
-        "enum": Units::names(),
-        "description": "units for masses and distances in the text: metric, imperial or uk (default WITHINGS_UNITS); the JSON stays in SI (fields named _kg, _km)",
-    })
-}
-
-fn with_demo(mut schema: Value) -> Value {
-    if let Some(p) = schema.get_mut("properties").and_then(Value::as_object_mut) {
-        p.insert("demo".into(), json!({"type": "boolean"}));
-    }
-    schema
 }
 
 fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {

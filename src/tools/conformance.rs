@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::tools::catalogue::Part;
 use crate::tools::prompts::{Arg, Prompt};
 use crate::tools::{Annotations, Ctx, Output, Tool};
 use crate::value::json;
@@ -35,9 +36,21 @@ pub fn enabled() -> bool {
 /// The fixture tools, or none when disabled.
 pub fn tools() -> Vec<Tool> {
     match enabled() {
-        true => fixture_tools(),
+        true => fixtures().into_iter().map(|f| f.tool).collect(),
         false => Vec::new(),
     }
+}
+
+/// A fixture tool's description or schema as JSON text; `None` for any other tool. The
+/// fixtures build their schemas in code: they are not in the stored catalogue.
+pub fn text(name: &str, part: Part) -> Option<String> {
+    let f = fixtures().into_iter().find(|f| f.tool.name == name)?;
+    let value = match part {
+        Part::Description => Value::from(f.description),
+        Part::Input => f.input,
+        Part::Output => output_schema(),
+    };
+    serde_json::to_string(&value).ok()
 }
 
 /// The fixture prompts, or none when disabled.
@@ -116,19 +129,27 @@ fn text_output(text: &str, extra: Vec<Value>) -> Output {
     Output { structured: json!({"text": text}), markdown: text.to_string(), extra }
 }
 
-fn tool(name: &'static str, description: &'static str, input: Value, handler: crate::tools::Handler) -> Tool {
-    Tool {
-        name,
-        title: name,
+/// A fixture tool with its description and input schema.
+struct Fixture {
+    tool: Tool,
+    description: &'static str,
+    input: Value,
+}
+
+fn tool(
+    name: &'static str,
+    description: &'static str,
+    input: Value,
+    handler: crate::tools::Handler,
+) -> Fixture {
+    Fixture {
+        tool: Tool { name, title: name, annotations: Annotations::LOCAL_READ, handler },
         description,
-        input_schema: input,
-        output_schema: output_schema(),
-        annotations: Annotations::LOCAL_READ,
-        handler,
+        input,
     }
 }
 
-fn fixture_tools() -> Vec<Tool> {
+fn fixtures() -> Vec<Fixture> {
     vec![
         tool("test_simple_text", "Returns a simple text response.", no_args(), |_, _| {
             Ok(text_output("This is a simple text response for testing.", Vec::new()))
@@ -208,7 +229,7 @@ fn fixture_tools() -> Vec<Tool> {
 /// `if`/`then`/`else`.
 fn json_schema_2020_12() -> Value {
     json!({
-        "$schema": crate::tools::SCHEMA_DIALECT,
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "$defs": {"address": {
             "$anchor": "addressDef",
@@ -312,7 +333,7 @@ mod tests {
     }
 
     fn find(name: &str) -> Tool {
-        fixture_tools().into_iter().find(|t| t.name == name).unwrap()
+        fixtures().into_iter().map(|f| f.tool).find(|t| t.name == name).unwrap()
     }
 
     #[test]
@@ -330,7 +351,7 @@ mod tests {
             assert_eq!(out.markdown, text, "{name}");
             let got: Vec<&str> = out.extra.iter().map(|c| c["type"].as_str().unwrap()).collect();
             assert_eq!(got, kinds, "{name}");
-            crate::tools::schema::check(&t.output_schema, &out.structured).unwrap();
+            crate::tools::schema::check(&output_schema(), &out.structured).unwrap();
         }
         let err = crate::tools::run(&ctx(), &find("test_error_handling"), &json!({})).unwrap_err();
         assert_eq!(err.to_string(), "This tool intentionally returns an error for testing");

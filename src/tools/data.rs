@@ -24,8 +24,7 @@ use crate::tools::records::sleep::{NightOut, SegmentOut};
 use crate::tools::records::workouts::WorkoutOut;
 use crate::tools::records::{self, Listed};
 use crate::tools::trend_output::WindowOut;
-use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
-use crate::value::json;
+use crate::tools::{Annotations, Ctx, Output, Tool};
 use crate::withings::client::{Client, Walk};
 use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::heart::HeartWire;
@@ -154,156 +153,19 @@ const SLEEP_DETAIL: Spec = Spec {
 /// The list tools, in catalogue order.
 pub fn tools() -> Vec<Tool> {
     vec![
-        list_tool(
-            "withings_list_body_measures",
-            "Body measures",
-            "Weigh-ins and body composition (weight, fat ratio, fat and fat-free mass, muscle, bone, hydration, \
-             visceral fat…), blood pressure, SpO2, temperature, pulse wave velocity and more, from Withings \
-             `getmeas`. One record per measure group, values decoded with units; guest (ambiguous) and \
-             manual entries are flagged. Some metrics need a device or plan and come back empty otherwise.",
-            json!({
-                "types": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "maxItems": 40,
-                    "description": "only groups holding one of these measures, by name (weight, fat_ratio, systolic_bp, …) or type code",
-                },
-                "attrib": {
-                    "type": "string",
-                    "enum": ["all", "owner", "device"],
-                    "default": "all",
-                    "description": "all groups; owner = drop ambiguous (possibly a guest's) groups; device = only device-measured, owner-confirmed groups",
-                },
-            }),
-            list_measures,
-        ),
-        list_tool(
-            "withings_list_heart",
-            "Heart records",
-            "ECG recordings with their AFib classification, and blood pressure and heart rate from heart \
-             devices (Withings heart `list`). ECG traces are not included: withings_get_ecg returns one by its `signalid`.",
-            json!({}),
-            list_heart,
-        ),
-        list_tool(
-            "withings_list_activity",
-            "Daily activity",
-            "Daily activity from Withings `getactivity`: steps, distance, elevation, active minutes \
-             (moderate + intense), calories and heart-rate zones, one record per day and source.",
-            json!({}),
-            list_activity,
-        ),
-        list_tool(
-            "withings_list_workouts",
-            "Workouts",
-            "Workouts from Withings `getworkouts`: category, start and end, duration, calories, distance, \
-             steps, intensity and heart rate. No GPS tracks (not in the public API).",
-            json!({}),
-            list_workouts,
-        ),
-        list_tool(
-            "withings_list_sleep_summary",
-            "Sleep summaries",
-            "Nightly sleep summaries from Withings sleep `getsummary`: time asleep, light/deep/REM, wake-ups, \
-             sleep score, heart and breathing rates, snoring, apnea-hypopnea and Withings indexes, breathing \
-             sounds, chest movements, core body temperature. Durations in s, rates per minute, temperature \
-             in °C; absent when not measured. `date` is the local wake-up day; naps are flagged `nap: true`.",
-            json!({}),
-            list_sleep_summary,
-        ),
-        list_tool(
-            "withings_list_sleep",
-            "Sleep detail",
-            "Stage-by-stage sleep segments (awake, light, deep, REM) with heart-rate and breathing samples \
-             from Withings sleep `get`. Defaults to the whole of the last night; ranges over 7 days are \
-             fetched in 7-day windows.",
-            json!({}),
-            list_sleep_detail,
-        ),
+        list_tool("withings_list_body_measures", "Body measures", list_measures),
+        list_tool("withings_list_heart", "Heart records", list_heart),
+        list_tool("withings_list_activity", "Daily activity", list_activity),
+        list_tool("withings_list_workouts", "Workouts", list_workouts),
+        list_tool("withings_list_sleep_summary", "Sleep summaries", list_sleep_summary),
+        list_tool("withings_list_sleep", "Sleep detail", list_sleep_detail),
     ]
 }
 
-fn list_tool(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    extra: Value,
-    handler: crate::tools::Handler,
-) -> Tool {
-    let mut props = common_props();
-    if let (Some(p), Value::Object(e)) = (props.as_object_mut(), extra) {
-        p.extend(e);
-    }
-    Tool {
-        name,
-        title,
-        description,
-        input_schema: input_schema(props, &[]),
-        output_schema: list_output_schema(),
-        annotations: Annotations::REMOTE_READ,
-        handler,
-    }
-}
-
-/// Arguments every list tool takes (besides `response_format`).
-fn common_props() -> Value {
-    json!({
-        "after": {
-            "type": "string",
-            "description": "start: YYYY-MM-DD (a whole civil day in your zone) or ISO 8601 with offset, e.g. 2026-03-01T08:00:00+01:00",
-        },
-        "before": {
-            "type": "string",
-            "description": "end: YYYY-MM-DD (through the end of that day) or ISO 8601 with offset; default now",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_LIMIT,
-            "default": DEFAULT_LIMIT,
-            "description": "most records to return (1-1000)",
-        },
-        "offset": {
-            "type": "integer",
-            "minimum": 0,
-            "description": "continue a previous answer: pass its next_offset",
-        },
-        "privacy_mode": {
-            "type": "string",
-            "enum": PrivacyMode::names(),
-            "description": "summary, structured (default, or WITHINGS_PRIVACY_MODE) or raw",
-        },
-        "units": {
-            "type": "string",
-            "enum": Units::names(),
-            "description": "metric, imperial (lb, ft, mi, °F) or uk (st lb); default WITHINGS_UNITS or metric",
-        },
-    })
-}
-
-fn list_output_schema() -> Value {
-    output_schema(
-        json!({
-            "count": {"type": "integer", "minimum": 0},
-            "records": {"type": "array", "items": {"type": "object"}},
-            "has_more": {"type": "boolean"},
-            "next_offset": {"type": "integer"},
-            "empty": {"type": "boolean"},
-            "range": {
-                "type": "object",
-                "properties": {
-                    "after": {"type": "string"},
-                    "before": {"type": "string"},
-                    "zone": {"type": "string"},
-                },
-                "required": ["after", "before", "zone"],
-            },
-            "privacy_mode": {"type": "string", "enum": PrivacyMode::names()},
-            "units": {"type": "string"},
-            "upstream": {"type": "object"},
-        }),
-        &["count", "records", "has_more", "empty", "range", "privacy_mode", "units"],
-    )
+/// A list tool: its arguments and output (the same for every list but for a few extra
+/// arguments) are in schemas.txt.
+fn list_tool(name: &'static str, title: &'static str, handler: crate::tools::Handler) -> Tool {
+    Tool { name, title, annotations: Annotations::REMOTE_READ, handler }
 }
 
 fn list_measures(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {

@@ -15,9 +15,8 @@ use crate::domain::privacy::{self, PrivacyMode};
 use crate::domain::time::{self, Instant, Zones};
 use crate::store;
 use crate::tools::data;
-use crate::tools::list_out::{self, UpstreamOut};
-use crate::tools::schema;
-use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
+use crate::tools::list_out::UpstreamOut;
+use crate::tools::{Annotations, Ctx, Output, Tool};
 use crate::withings::wire::heart::HeartWire;
 use crate::{Error, Result};
 
@@ -30,20 +29,6 @@ pub fn tools() -> Vec<Tool> {
     vec![Tool {
         name: "withings_get_ecg",
         title: "One ECG",
-        description: "One ECG recording by `signalid` (from withings_list_heart) from Withings heart v2 `get`: \
-            its AFib classification and time (from the heart list), heart rate, sampling rate, duration, wear \
-            position and device. `include_signal: true` adds the trace in µV, at most 2,000 evenly spaced \
-            samples with their own sampling rate. `after`/`before` narrow where the recording is looked up \
-            in the heart list (default: all of it). Not a diagnosis.",
-        input_schema: input_schema(
-            list_out::properties(
-                &["after", "before", "privacy_mode"],
-                "all time",
-                schema::embedded("ecg.INPUT_PROPERTIES"),
-            ),
-            &["signalid"],
-        ),
-        output_schema: output_schema(schema::named("ecg.OUTPUT_PROPERTIES"), &["signalid", "privacy_mode"]),
         annotations: Annotations::REMOTE_READ,
         handler: get_ecg,
     }]

@@ -15,8 +15,7 @@ use crate::domain::time::{self, DAY_SECS, Instant, Range, Zone};
 use crate::domain::units::{self, Units};
 use crate::tools::data;
 use crate::tools::list_out::{self, ListOut, UpstreamOut};
-use crate::tools::schema;
-use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
+use crate::tools::{Annotations, Ctx, Output, Tool};
 use crate::withings::client::Client;
 use crate::withings::windows;
 use crate::withings::wire::intraday::IntradayBody;
@@ -27,28 +26,9 @@ const ACTION: &str = "getintradayactivity";
 
 /// The tool.
 pub fn tools() -> Vec<Tool> {
-    let fields: Vec<&str> = FIELDS.iter().map(|f| f.name).collect();
-    let mut props = list_out::properties(
-        &["after", "before", "limit", "offset", "privacy_mode", "units"],
-        "the 24 hours before `before`",
-        schema::embedded("intraday.FIELDS_PROPERTY"),
-    );
-    props["fields"]["items"]["enum"] = serde_json::json!(fields);
-    props["fields"]["maxItems"] = serde_json::json!(FIELDS.len());
     vec![Tool {
         name: "withings_list_intraday",
         title: "Intraday activity",
-        description: "Samples through the day from Withings measure v2 `getintradayactivity`: steps, heart rate, \
-            SpO2 (spo2_auto), HRV (rmssd, sdnn1, hrv_quality), calories, distance, elevation, swim strokes and \
-            laps, core body temperature, breathing rate and chest movement rate, each sample holding only the \
-            fields recorded at that moment. Default: the last 24 hours; longer ranges are read in 24-hour \
-            windows, one request each (a week is 7 requests), newest first. `fields` keeps only the named \
-            fields and asks Withings only for them. Which fields exist depends on the watch and the plan.",
-        input_schema: input_schema(props, &[]),
-        output_schema: output_schema(
-            schema::named("intraday.OUTPUT_PROPERTIES"),
-            &["count", "records", "has_more", "empty", "range", "privacy_mode", "units"],
-        ),
         annotations: Annotations::REMOTE_READ,
         handler: list_intraday,
     }]
@@ -293,4 +273,18 @@ fn show(f: &intraday::Field, v: f64, units: Units) -> String {
         _ => 1,
     };
     units::format_quantity(v, f.unit, units, decimals).unwrap_or_else(|| units::fmt_num(v, decimals))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `fields` lists exactly the fields this code decodes (the schema is data, schemas.txt).
+    #[test]
+    fn the_fields_argument_names_every_decoded_field() {
+        let input = tools()[0].input_schema();
+        let names: Vec<&str> = FIELDS.iter().map(|f| f.name).collect();
+        assert_eq!(input["properties"]["fields"]["items"]["enum"], serde_json::json!(names));
+        assert_eq!(input["properties"]["fields"]["maxItems"], FIELDS.len());
+    }
 }

@@ -10,7 +10,6 @@ use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
 use crate::domain::units::Units;
 use crate::tools::data::{DEFAULT_LIMIT, MAX_LIMIT};
-use crate::tools::schema::from_text;
 use crate::tools::trend_output::WindowOut;
 use crate::withings::budget::MAX_REQUESTS;
 use crate::{Error, Result};
@@ -77,22 +76,6 @@ impl UpstreamOut {
     }
 }
 
-/// The list convention's properties named in `keep`, plus `extra` (JSON text of more
-/// properties); `after`'s description gains `after_default`.
-pub fn properties(keep: &[&str], after_default: &str, extra: &str) -> Value {
-    let mut props = Map::new();
-    if let Value::Object(all) = crate::tools::schema::named("list_out.LIST_PROPERTIES") {
-        props.extend(all.into_iter().filter(|(k, _)| keep.contains(&k.as_str())));
-    }
-    if let Some(Value::String(d)) = props.get_mut("after").and_then(|a| a.get_mut("description")) {
-        d.push_str(&format!("; default {after_default}"));
-    }
-    if let Value::Object(more) = from_text(extra) {
-        props.extend(more);
-    }
-    Value::Object(props)
-}
-
 /// `limit` as validated by the schema (default 100, at most 1000).
 pub fn limit(args: &Map<String, Value>) -> usize {
     args.get("limit").and_then(Value::as_i64).unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize
@@ -123,21 +106,6 @@ pub fn markdown_footer<R: Serialize>(out: &ListOut<R>, noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn property_texts_match_the_code() {
-        let all = crate::tools::schema::named("list_out.LIST_PROPERTIES");
-        assert_eq!(all["privacy_mode"]["enum"], serde_json::json!(PrivacyMode::names()));
-        assert_eq!(all["units"]["enum"], serde_json::json!(Units::names()));
-        assert_eq!(
-            (all["limit"]["maximum"].as_i64(), all["limit"]["default"].as_i64()),
-            (Some(MAX_LIMIT), Some(DEFAULT_LIMIT))
-        );
-        let p = properties(&["after", "limit"], "the last 24 hours", r#"{"x": {"type": "boolean"}}"#);
-        let keys: Vec<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, ["after", "limit", "x"]);
-        assert!(p["after"]["description"].as_str().unwrap().ends_with("; default the last 24 hours"));
-    }
 
     #[test]
     fn shape_and_footer() {

@@ -12,7 +12,7 @@ use crate::domain::privacy::PrivacyMode;
 use crate::store::accounts::Accounts;
 use crate::store::config::{Config, Env, Key};
 use crate::store::fsutil;
-use crate::tools::{self, Annotations, Ctx, Output, Tool, input_schema, output_schema, resources, schema};
+use crate::tools::{self, Annotations, Ctx, Output, Tool, resources};
 use crate::value::json;
 
 /// The local tools of this family.
@@ -21,68 +21,30 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_data_inventory",
             title: "Data inventory",
-            description: "Lists the Withings data domains this server reads (body measures, activity, intraday \
-                samples, workouts, sleep, heart and ECG, devices, goals), the OAuth scopes they need, the privacy modes, and the first tools to call. \
-                No Withings request is made.",
-            input_schema: input_schema(Value::Object(Map::new()), &[]),
-            output_schema: output_schema(
-                schema::named("local.INVENTORY_OUTPUT"),
-                &["kind", "domains", "scopes", "privacy_modes", "first_tools"],
-            ),
             annotations: Annotations::LOCAL_READ,
             handler: inventory,
         },
         Tool {
             name: "withings_capabilities",
             title: "Capabilities",
-            description: "Says what this server can and cannot read from Withings, how it authenticates, which \
-                protocol versions and transports it speaks, and which units it shows. No Withings request is made.",
-            input_schema: input_schema(Value::Object(Map::new()), &[]),
-            output_schema: output_schema(
-                schema::named("local.CAPABILITIES_OUTPUT"),
-                &["can_read", "cannot_read", "auth", "protocol_versions"],
-            ),
             annotations: Annotations::LOCAL_READ,
             handler: capabilities,
         },
         Tool {
             name: "withings_agent_manifest",
             title: "Agent manifest",
-            description: "Install and usage guidance for an agent: how to wire this binary into a client \
-                (claude, cursor, hermes, generic or shell), the first calls, the tools, resources and prompts, \
-                and rules for handling health data.",
-            input_schema: input_schema(schema::named("local.MANIFEST_INPUT"), &[]),
-            output_schema: output_schema(
-                schema::named("local.MANIFEST_OUTPUT"),
-                &["client", "binary", "setup_command", "first_calls", "tools", "rules"],
-            ),
             annotations: Annotations::LOCAL_READ,
             handler: manifest,
         },
         Tool {
             name: "withings_privacy_audit",
             title: "Privacy audit",
-            description: "Audits the local privacy posture: the privacy mode in force, the real permissions of \
-                ~/.withings-mcp and its files, what is stored on disk, and what leaves the machine. Never shows \
-                a secret or a token.",
-            input_schema: input_schema(Value::Object(Map::new()), &[]),
-            output_schema: output_schema(
-                schema::named("local.PRIVACY_OUTPUT"),
-                &["privacy_mode", "files", "stored_on_disk", "leaves_the_machine", "problems", "accounts"],
-            ),
             annotations: Annotations::LOCAL_READ,
             handler: privacy_audit,
         },
         Tool {
             name: "withings_cache_status",
             title: "Cache status",
-            description: "States the caching policy: authenticated Withings responses are never cached, on disk \
-                or in memory, and a legacy cache file is never opened.",
-            input_schema: input_schema(Value::Object(Map::new()), &[]),
-            output_schema: output_schema(
-                schema::named("local.CACHE_OUTPUT"),
-                &["caches_authenticated_responses", "note"],
-            ),
             annotations: Annotations::LOCAL_READ,
             handler: cache_status,
         },
@@ -470,27 +432,13 @@ mod tests {
     use crate::store::config::Env;
 
     #[test]
-    fn schema_texts_are_objects() {
-        for text in [
-            schema::embedded("local.INVENTORY_OUTPUT"),
-            schema::embedded("local.CAPABILITIES_OUTPUT"),
-            schema::embedded("local.MANIFEST_INPUT"),
-            schema::embedded("local.MANIFEST_OUTPUT"),
-            schema::embedded("local.PRIVACY_OUTPUT"),
-            schema::embedded("local.CACHE_OUTPUT"),
-        ] {
-            assert!(schema::from_text(text).is_object(), "{text}");
-        }
-    }
-
-    #[test]
     fn every_local_tool_output_matches_its_schema() {
         let dir = crate::store::fsutil::test_dir("local");
         std::fs::create_dir_all(&dir).unwrap();
         let ctx = Ctx::new(Env::from_pairs(&[("HOME", dir.to_str().unwrap()), ("WITHINGS_CACHE", "1")]), 0);
         for tool in tools() {
             let out = tools::run(&ctx, &tool, &json!({})).unwrap();
-            schema::check(&tool.output_schema, &out.structured)
+            tools::schema::check(&tool.output_schema(), &out.structured)
                 .unwrap_or_else(|e| panic!("{}: {e}", tool.name));
             assert!(
                 !out.markdown.contains("[object Object]") && out.markdown.starts_with("# "),

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod briefs;
+pub mod catalogue;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod data;
@@ -149,18 +150,35 @@ pub struct Output {
 /// A tool's handler: takes validated arguments with defaults applied.
 pub type Handler = fn(&Ctx, &Map<String, Value>) -> Result<Output>;
 
-/// One tool in the catalogue.
+/// One tool in the catalogue: what code decides. Its description and schemas are data, kept as
+/// the JSON text `tools/list` shows (src/tools/schemas.txt, read through [`catalogue`]).
 #[derive(Clone)]
 pub struct Tool {
     pub name: &'static str,
     pub title: &'static str,
-    pub description: &'static str,
-    /// JSON Schema 2020-12 object schema with `additionalProperties: false`.
-    pub input_schema: Value,
-    /// JSON Schema of `structuredContent`.
-    pub output_schema: Value,
     pub annotations: Annotations,
     pub handler: Handler,
+}
+
+impl Tool {
+    /// This tool's `description` (a JSON string), `inputSchema` or `outputSchema` as compact
+    /// JSON text, written into `tools/list` as it is.
+    pub fn text(&self, part: catalogue::Part) -> std::borrow::Cow<'static, str> {
+        match conformance::text(self.name, part) {
+            Some(own) => own.into(),
+            None => catalogue::text(self.name, part).into(),
+        }
+    }
+
+    /// The JSON Schema 2020-12 its arguments are checked against (`additionalProperties: false`).
+    pub fn input_schema(&self) -> Value {
+        schema::from_text(&self.text(catalogue::Part::Input))
+    }
+
+    /// The JSON Schema of its `structuredContent`.
+    pub fn output_schema(&self) -> Value {
+        schema::from_text(&self.text(catalogue::Part::Output))
+    }
 }
 
 /// Catalogue order (CONTRACT §4): status and guidance first, then auth, data, briefs, trends.
@@ -191,8 +209,8 @@ const ORDER: &[&str] = &[
     "withings_chart",
 ];
 
-/// Every tool, in the order `tools/list` shows them. Built once per process: the catalogue is
-/// fixed, and rebuilding its schemas on every `tools/call` cost about as much as the call.
+/// Every tool, in the order `tools/list` shows them. Built once per process; a tool is its name,
+/// title, hints and handler, so building them all costs next to nothing (the schemas are text).
 pub fn all() -> &'static [Tool] {
     static CATALOGUE: std::sync::OnceLock<Vec<Tool>> = std::sync::OnceLock::new();
     CATALOGUE.get_or_init(build)
@@ -208,7 +226,6 @@ fn build() -> Vec<Tool> {
     v.extend(ecg::tools());
     v.extend(briefs::tools());
     v.extend(trends::tools());
-    let mut v: Vec<Tool> = v.into_iter().map(with_account_arg).collect();
     crate::sort::by_key(&mut v, |t| ORDER.iter().position(|n| *n == t.name).unwrap_or(ORDER.len()));
     // Test-only fixtures for the conformance suite; empty unless WITHINGS_MCP_CONFORMANCE=1.
     v.extend(conformance::tools());
@@ -230,6 +247,9 @@ pub mod conformance {
 
     pub fn tools() -> Vec<crate::tools::Tool> {
         Vec::new()
+    }
+    pub fn text(_name: &str, _part: crate::tools::catalogue::Part) -> Option<String> {
+        None
     }
     pub fn prompts() -> Vec<crate::tools::prompts::Prompt> {
         Vec::new()
@@ -255,7 +275,7 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 /// argument is checked here, before the handler touches the disk, and selects the account the
 /// handler serves; a tool that reads Withings data says which account it read.
 pub fn run(ctx: &Ctx, tool: &Tool, args: &Value) -> Result<Output> {
-    let args = schema::validate_args(&tool.input_schema, args)?;
+    let args = schema::validate_args(&tool.input_schema(), args)?;
     let switched = match args.get("account").and_then(Value::as_str) {
         Some(name) => Some(ctx.with_account(&Account::parse(name).map_err(|e| Error::arg("account", e))?)),
         None => None,
@@ -274,65 +294,10 @@ pub fn run(ctx: &Ctx, tool: &Tool, args: &Value) -> Result<Output> {
     Ok(out)
 }
 
-/// True for the tools that read the person's Withings data: they take `account` and say in
-/// their answer which account they read.
-fn reads_withings(tool: &Tool) -> bool {
+/// True for the tools that read the person's Withings data: they take `account` (schemas.txt
+/// says so, and a test checks it) and say in their answer which account they read.
+pub(crate) fn reads_withings(tool: &Tool) -> bool {
     tool.annotations.read_only && tool.annotations.open_world
-}
-
-/// Adds `account` to the arguments and to the (required) output of a tool that reads Withings
-/// data, so that every such tool, whichever family declares it, takes it the same way.
-fn with_account_arg(mut tool: Tool) -> Tool {
-    if reads_withings(&tool) {
-        let arg = schema::named("mod.ACCOUNT_ARG");
-        if let Some(p) = tool.input_schema.get_mut("properties").and_then(Value::as_object_mut) {
-            p.insert("account".into(), arg);
-        }
-        if let Some(p) = tool.output_schema.get_mut("properties").and_then(Value::as_object_mut) {
-            p.insert("account".into(), schema::from_text(r#"{"type": "string"}"#));
-        }
-        if let Some(r) = tool.output_schema.get_mut("required").and_then(Value::as_array_mut) {
-            r.push(Value::String("account".into()));
-        }
-    }
-    tool
-}
-
-/// The JSON Schema dialect every tool schema declares.
-pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
-
-/// An input schema: the given properties plus `response_format`, no other keys allowed.
-pub fn input_schema(mut props: Value, required: &[&str]) -> Value {
-    if let Some(p) = props.as_object_mut() {
-        p.insert(
-            "response_format".into(),
-            crate::value::json!({
-                "type": "string",
-                "enum": ["markdown", "json"],
-                "default": "markdown",
-                "description": "markdown (default) for people, json for programs",
-            }),
-        );
-    }
-    crate::value::json!({
-        "$schema": SCHEMA_DIALECT,
-        "type": "object",
-        "properties": props,
-        "required": required,
-        "additionalProperties": false,
-    })
-}
-
-/// An output schema: the given properties plus `demo` (set in demo mode). Extra keys are
-/// allowed so that fields Withings adds later pass through without breaking clients.
-pub fn output_schema(mut props: Value, required: &[&str]) -> Value {
-    if let Some(p) = props.as_object_mut() {
-        p.insert(
-            "demo".into(),
-            crate::value::json!({"type": "boolean", "description": "true when the answer comes from the built-in demo account"}),
-        );
-    }
-    crate::value::json!({"$schema": SCHEMA_DIALECT, "type": "object", "properties": props, "required": required})
 }
 
 /// `response_format` from validated arguments (`markdown` unless `json`).

@@ -15,9 +15,8 @@ use crate::store;
 use crate::tools::data::{self, Settings};
 use crate::tools::list_out::{self, ListOut, UpstreamOut};
 use crate::tools::records::hours_minutes;
-use crate::tools::schema;
 use crate::tools::trend_output::WindowOut;
-use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema, trends};
+use crate::tools::{Annotations, Ctx, Output, Tool, trends};
 use crate::withings::client::Client;
 use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::sleep::NightWire;
@@ -31,46 +30,12 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "withings_list_devices",
             title: "Devices",
-            description: "The person's Withings devices from user v2 `getdevice`: type, model, battery (high, \
-                medium or low; null when Withings does not know), first and last sync as local times, and \
-                `stale` when the last sync is over 48 hours old (its readings may still be on the device). \
-                Most recently synced first. `after`/`before` keep the devices in use in that range. Needs the \
-                user.info scope.",
-            input_schema: input_schema(
-                list_out::properties(
-                    &["after", "before", "limit", "offset", "privacy_mode"],
-                    "all time",
-                    "{}",
-                ),
-                &[],
-            ),
-            output_schema: output_schema(
-                schema::named("profile.DEVICES_OUTPUT"),
-                &["count", "records", "has_more", "empty", "privacy_mode", "units"],
-            ),
             annotations: Annotations::REMOTE_READ,
             handler: list_devices,
         },
         Tool {
             name: "withings_get_goals",
             title: "Goals and progress",
-            description: "The person's steps, sleep and weight goals from user v2 `getgoals`, with progress over \
-                the last 7 days (or `after`/`before`): each day's steps and each night's sleep against the goal, \
-                and for weight, the trend level of withings_trends (90 days, outliers out) against the goal with \
-                an ETA when the trend is heading there. Needs the user.info scope (and user.activity and \
-                user.metrics for the progress).",
-            input_schema: input_schema(
-                list_out::properties(
-                    &["after", "before", "privacy_mode", "units"],
-                    "6 days before `before`",
-                    "{}",
-                ),
-                &[],
-            ),
-            output_schema: output_schema(
-                schema::named("profile.GOALS_OUTPUT"),
-                &["goals", "window", "privacy_mode", "units"],
-            ),
             annotations: Annotations::REMOTE_READ,
             handler: get_goals,
         },

@@ -5,44 +5,12 @@
 //! Tool arguments and tool outputs are checked by the same code, so a schema we advertise is a
 //! schema we enforce.
 
-use std::sync::OnceLock;
-
 use serde_json::{Map, Value};
 
-use crate::image::inflate;
 use crate::{Error, Result};
 
-/// The tools' schema texts (src/tools/schemas.txt), deflated by build.rs: 13 KB of JSON text
-/// that would otherwise sit in the binary as it is.
-const SCHEMAS_ZLIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/schemas.txt.zlib"));
-
-/// The schema in section `key` (`module.NAME`) of schemas.txt.
-pub fn named(key: &str) -> Value {
-    from_text(embedded(key))
-}
-
-/// The schema text of section `key` (`module.NAME`) of schemas.txt; empty (so `from_text` gives
-/// `Null`) for a key it lacks, which the catalogue's tests rule out. The file is inflated and cut
-/// into sections once: the catalogue looks texts up dozens of times per build.
-pub fn embedded(key: &str) -> &'static str {
-    static SECTIONS: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
-    static TEXT: OnceLock<String> = OnceLock::new();
-    let sections = SECTIONS.get_or_init(|| {
-        let all = TEXT.get_or_init(|| {
-            inflate::zlib(SCHEMAS_ZLIB, 1 << 20).and_then(|t| String::from_utf8(t).ok()).unwrap_or_default()
-        });
-        all.split("\n@@ ")
-            .skip(1)
-            .filter_map(|s| s.split_once('\n'))
-            .map(|(k, t)| (k, t.trim_end()))
-            .collect()
-    });
-    sections.iter().find(|(k, _)| *k == key).map_or("", |(_, t)| t)
-}
-
-/// A schema written as JSON text (`Null` if the text is not JSON, which each family's tests rule
-/// out). A `json!` literal compiles to code that inserts every entry one by one, about 3 KB of
-/// the static binary per tool; the text is a few hundred bytes, parsed when the catalogue is built.
+/// A schema written as JSON text (`Null` if the text is not JSON, which the catalogue's tests
+/// rule out).
 pub fn from_text(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
 }
@@ -277,18 +245,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn every_embedded_schema_parses_and_an_unknown_key_is_empty() {
-        let file = include_str!("schemas.txt");
-        let keys: Vec<&str> = file.lines().filter_map(|l| l.strip_prefix("@@ ")).collect();
-        assert!(keys.len() > 20, "{keys:?}");
-        for key in keys {
-            assert!(named(key).is_object(), "{key}");
-        }
-        assert_eq!(embedded("nowhere.NOTHING"), "");
-        assert_eq!(embedded("mod.ACCOUNT"), "", "a prefix of a key is not the key");
-    }
 
     fn schema() -> Value {
         json!({

@@ -22,7 +22,7 @@ use crate::tools::intraday as tools_intraday;
 use crate::tools::trend_output::{
     RecompositionOut, RegularityOut, RejectedOut, SeriesPoint, SlopeOut, SriOut, TimingOut, TrendOut,
 };
-use crate::tools::{Annotations, Ctx, Output, Tool, input_schema, output_schema};
+use crate::tools::{Annotations, Ctx, Output, Tool};
 use crate::value::json;
 use crate::withings::client::Client;
 use crate::withings::wire::activity::ActivityWire;
@@ -149,56 +149,20 @@ fn metric_names() -> Vec<&'static str> {
 
 /// The trends family.
 pub fn tools() -> Vec<Tool> {
-    // Schemas as JSON text: a json! literal compiles to code per entry, text is a few bytes.
-    let props = || {
-        let mut p = schema(crate::tools::schema::embedded("trends.INPUT_PROPERTIES"));
-        p["metric"]["enum"] = json!(metric_names());
-        p["units"]["enum"] = json!(Units::names());
-        p
-    };
     vec![
         Tool {
             name: "withings_trends",
             title: "Trends",
-            description: "Tells whether a change is real: a smoothed trend (level and slope fitted together \
-                by local linear smoothing after robust outlier rejection, so it does not lag a steady change), a Theil–Sen slope per week with a 95% interval, and a verdict \
-                (rising, falling, stable, not_enough_data) that only calls a change outside the noise. Also \
-                body recomposition (fat vs lean mass) for body metrics and sleep regularity for sleep metrics. \
-                hrv is each night's mean RMSSD (ms) and spo2 its mean automatic SpO2 (%), over the watch's samples \
-                during the main sleep: one request a night, so 30 days by default. \
-                States its method, window, zone and the readings used and rejected.",
-            input_schema: input_schema(props(), &["metric"]),
-            output_schema: trends_schema(),
             annotations: Annotations::REMOTE_READ,
             handler: run_trends,
         },
         Tool {
             name: "withings_chart",
             title: "Chart",
-            description: "A chart of a metric as a PNG image (800×400): raw readings as points, the smoothed \
-                trend line with its noise band, rejected readings marked, dated axes in your zone and units. \
-                structuredContent has the plotted series (value and trend per reading) for drawing it yourself.",
-            input_schema: input_schema(props(), &["metric"]),
-            output_schema: output_schema(
-                schema(crate::tools::schema::embedded("trends.CHART_PROPERTIES")),
-                &["metric", "unit", "readings", "verdict", "window", "series", "mime_type"],
-            ),
             annotations: Annotations::REMOTE_READ,
             handler: run_chart,
         },
     ]
-}
-
-fn trends_schema() -> Value {
-    output_schema(
-        schema(crate::tools::schema::embedded("trends.TRENDS_PROPERTIES")),
-        &["metric", "unit", "window", "method", "n_used", "n_rejected", "rejected", "verdict", "reason"],
-    )
-}
-
-/// A schema written as JSON text above (checked by a test, so never `null` in practice).
-fn schema(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
 /// Everything a trend answer and a chart are built from.
@@ -669,7 +633,7 @@ fn chart_markdown(a: &Analysis, v: &Value) -> String {
 /// The chart for `withings-mcp chart`: the same analysis and picture as the tool.
 pub fn chart_for_command(ctx: &Ctx, args: &Map<String, Value>) -> Result<ChartSpec> {
     let validated =
-        crate::tools::schema::validate_args(&tools()[1].input_schema, &Value::Object(args.clone()))?;
+        crate::tools::schema::validate_args(&tools()[1].input_schema(), &Value::Object(args.clone()))?;
     Ok(chart_spec(&analyse(ctx, &validated)?))
 }
 
@@ -710,25 +674,18 @@ fn month_abbr(m: u32) -> &'static str {
 mod tests {
     use super::*;
 
+    /// The schemas are data (schemas.txt); what they say about metrics, units and the series
+    /// must be what this code does.
     #[test]
-    fn schema_texts_parse_and_match_the_code() {
-        for text in [
-            crate::tools::schema::embedded("trends.INPUT_PROPERTIES"),
-            crate::tools::schema::embedded("trends.CHART_PROPERTIES"),
-            crate::tools::schema::embedded("trends.TRENDS_PROPERTIES"),
-        ] {
-            assert!(schema(text).is_object(), "{text}");
+    fn stored_schemas_match_the_code() {
+        for tool in tools() {
+            let (input, output) = (tool.input_schema(), tool.output_schema());
+            assert_eq!(input["properties"]["metric"]["enum"], json!(metric_names()), "{}", tool.name);
+            assert_eq!(input["properties"]["units"]["enum"], json!(Units::names()), "{}", tool.name);
+            assert_eq!(input["required"], json!(["metric"]), "{}", tool.name);
+            assert_eq!(output["properties"]["series"]["maxItems"], MAX_SERIES_POINTS, "{}", tool.name);
         }
-        for text in [
-            crate::tools::schema::embedded("trends.CHART_PROPERTIES"),
-            crate::tools::schema::embedded("trends.TRENDS_PROPERTIES"),
-        ] {
-            assert_eq!(schema(text)["series"]["maxItems"], MAX_SERIES_POINTS);
-        }
-        assert_eq!(
-            schema(crate::tools::schema::embedded("trends.CHART_PROPERTIES"))["units"]["enum"],
-            json!(Units::names())
-        );
+        assert_eq!(tools()[1].output_schema()["properties"]["units"]["enum"], json!(Units::names()));
     }
 
     /// A watch and a phone counting the same day: the fullest count, never the sum, at noon.

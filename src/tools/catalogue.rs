@@ -1,0 +1,186 @@
+//! The tool catalogue as data: every tool's description and schemas, as the JSON text
+//! `tools/list` shows (src/tools/schemas.txt, compacted and deflated by build.rs).
+//!
+//! Building the catalogue as `Value` trees (schemas parsed from text, descriptions and list
+//! schemas built in code) and serialising it again was most of a cold start: 12 M of the 20 M
+//! instructions to answer `initialize` and `tools/list`. Now `tools/list` copies the texts into
+//! its reply, and a tool call parses only its own input schema.
+
+use std::sync::OnceLock;
+
+use crate::image::inflate;
+use crate::tools::Tool;
+
+/// src/tools/schemas.txt with the whitespace between JSON tokens removed, deflated by build.rs
+/// (66 KB of JSON text, 6 KB compiled in).
+const CATALOGUE_ZLIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/schemas.txt.zlib"));
+
+/// The three texts a tool has in `tools/list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// `description`: a JSON string.
+    Description,
+    /// `inputSchema`.
+    Input,
+    /// `outputSchema`.
+    Output,
+}
+
+impl Part {
+    /// The section suffix in schemas.txt (`@@ TOOL.input`).
+    fn suffix(self) -> &'static str {
+        match self {
+            Part::Description => "description",
+            Part::Input => "input",
+            Part::Output => "output",
+        }
+    }
+}
+
+/// The text of `tool`'s `part`; empty for a tool schemas.txt lacks, which the tests rule out.
+/// The file is inflated and cut into sections once per process.
+pub fn text(tool: &str, part: Part) -> &'static str {
+    static SECTIONS: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+    static TEXT: OnceLock<String> = OnceLock::new();
+    let sections = SECTIONS.get_or_init(|| {
+        let all = TEXT.get_or_init(|| {
+            inflate::zlib(CATALOGUE_ZLIB, 1 << 20).and_then(|t| String::from_utf8(t).ok()).unwrap_or_default()
+        });
+        all.split("\n@@ ").skip(1).filter_map(|s| s.split_once('\n')).collect()
+    });
+    let found = sections.iter().find(|(key, _)| {
+        key.split_once('.').is_some_and(|(name, suffix)| name == tool && suffix == part.suffix())
+    });
+    found.map_or("", |(_, text)| text)
+}
+
+/// The `tools/list` result, `{"tools":[…]}`, written from the stored texts without building a
+/// tree. With `ui`, the tools the dashboard renders link it (MCP Apps `_meta.ui.resourceUri`).
+pub fn list_result(tools: &[Tool], ui: bool) -> String {
+    let mut out = String::with_capacity(80 * 1024);
+    out.push_str("{\"tools\":[");
+    for (i, t) in tools.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        entry(&mut out, t, ui);
+    }
+    out.push_str("]}");
+    out
+}
+
+/// One tool's entry: name, title, description, schemas, annotations (and `_meta` with `ui`).
+fn entry(out: &mut String, t: &Tool, ui: bool) {
+    let flag = |b: bool| if b { "true" } else { "false" };
+    let a = &t.annotations;
+    let (name, title) = (string(t.name), string(t.title));
+    out.push_str(&format!("{{\"name\":{name},\"title\":{title},\"description\":"));
+    out.push_str(&t.text(Part::Description));
+    out.push_str(",\"inputSchema\":");
+    out.push_str(&t.text(Part::Input));
+    out.push_str(",\"outputSchema\":");
+    out.push_str(&t.text(Part::Output));
+    out.push_str(&format!(
+        ",\"annotations\":{{\"title\":{title},\"readOnlyHint\":{},\"destructiveHint\":{},\"idempotentHint\":{},\"openWorldHint\":{}}}",
+        flag(a.read_only),
+        flag(a.destructive),
+        flag(a.idempotent),
+        flag(a.open_world)
+    ));
+    if ui && crate::tools::resources::DASHBOARD_TOOLS.contains(&t.name) {
+        let uri = string(crate::tools::resources::DASHBOARD_URI);
+        out.push_str(&format!(",\"_meta\":{{\"ui\":{{\"resourceUri\":{uri}}}}}"));
+    }
+    out.push('}');
+}
+
+/// A string as JSON text.
+fn string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::domain::named::Named;
+    use crate::domain::privacy::PrivacyMode;
+    use crate::domain::units::Units;
+    use crate::tools;
+    use crate::tools::data::{DEFAULT_LIMIT, MAX_LIMIT};
+
+    fn parsed(t: &Tool, part: Part) -> Value {
+        serde_json::from_str(&t.text(part)).unwrap_or_else(|e| panic!("{} {part:?}: {e}", t.name))
+    }
+
+    /// What `tools/list` writes is what serde_json would write for the same tree: compact, keys
+    /// in file order, strings escaped alike. So the reply is the same bytes as when it was built
+    /// as a tree, and every section is JSON.
+    #[test]
+    fn every_section_is_compact_json_as_serde_json_writes_it() {
+        for t in tools::all() {
+            for part in [Part::Description, Part::Input, Part::Output] {
+                let text = t.text(part);
+                assert_eq!(serde_json::to_string(&parsed(t, part)).unwrap(), text, "{} {part:?}", t.name);
+            }
+            assert!(parsed(t, Part::Description).as_str().is_some_and(|d| d.len() > 40), "{}", t.name);
+        }
+        // No section without a tool: the file holds the catalogue and nothing else.
+        let all = inflate::zlib(CATALOGUE_ZLIB, 1 << 20).unwrap();
+        let sections = String::from_utf8(all).unwrap().matches("\n@@ ").count();
+        assert_eq!(sections, 3 * tools::all().len());
+    }
+
+    /// The contract every tool's schemas keep (CONTRACT §4): arguments closed, `response_format`
+    /// everywhere, `account` on the tools that read Withings data, `demo` in every output.
+    #[test]
+    fn every_schema_keeps_the_catalogue_rules() {
+        let account_arg = json!({"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,31}$",
+            "description": "whose data: an account name from withings_accounts (default: the server's account)"});
+        for t in tools::all() {
+            let (input, output) = (parsed(t, Part::Input), parsed(t, Part::Output));
+            assert_eq!(input["type"], "object", "{}", t.name);
+            assert_eq!(input["additionalProperties"], false, "{}", t.name);
+            assert_eq!(input["properties"]["response_format"]["default"], "markdown", "{}", t.name);
+            assert_eq!(output["type"], "object", "{}", t.name);
+            let reads = tools::reads_withings(t);
+            assert!(!reads || output["properties"]["demo"].is_object(), "{}", t.name);
+            assert_eq!(input["properties"]["account"] == account_arg, reads, "{}", t.name);
+            let required = output["required"].as_array().unwrap();
+            assert!(!reads || required.contains(&json!("account")), "{}", t.name);
+            assert_eq!(output["properties"]["account"].is_object(), required.contains(&json!("account")));
+            for name in ["privacy_mode", "units"] {
+                let Some(e) = input["properties"][name]["enum"].as_array() else { continue };
+                let want = match name {
+                    "privacy_mode" => json!(PrivacyMode::names()),
+                    _ => json!(Units::names()),
+                };
+                assert_eq!(&json!(e), &want, "{} {name}", t.name);
+            }
+            if let Some(limit) = input["properties"].get("limit") {
+                assert_eq!(limit["maximum"], json!(MAX_LIMIT), "{}", t.name);
+                assert_eq!(limit["default"], json!(DEFAULT_LIMIT), "{}", t.name);
+            }
+        }
+    }
+
+    #[test]
+    fn list_result_is_every_tool_in_order_with_the_dashboard_link_only_with_ui() {
+        for ui in [false, true] {
+            let v: Value = serde_json::from_str(&list_result(tools::all(), ui)).unwrap();
+            let list = v["tools"].as_array().unwrap();
+            let names: Vec<&str> = list.iter().map(|t| t["name"].as_str().unwrap()).collect();
+            let want: Vec<&str> = tools::all().iter().map(|t| t.name).collect();
+            assert_eq!(names, want);
+            for t in list {
+                let linked = t["_meta"]["ui"]["resourceUri"] == tools::resources::DASHBOARD_URI;
+                let name = t["name"].as_str().unwrap();
+                assert_eq!(linked, ui && tools::resources::DASHBOARD_TOOLS.contains(&name), "{name}");
+                assert_eq!(t["annotations"]["title"], t["title"]);
+            }
+        }
+        assert_eq!(text("withings_nonexistent", Part::Input), "");
+        assert_eq!(text("withings_list", Part::Input), "", "a prefix of a name is not the name");
+    }
+}
