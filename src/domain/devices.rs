@@ -122,7 +122,7 @@ pub fn model_name(id: i64) -> Option<&'static str> {
 }
 
 /// Devices as a list shows them: the most recently synced first (never synced last).
-pub fn newest_first(devices: &mut Vec<Device>) {
+pub fn newest_first(devices: &mut [Device]) {
     crate::sort::by(devices, |a, b| b.last_sync.cmp(&a.last_sync));
 }
 
