@@ -150,11 +150,15 @@ pub struct Env {
 impl Env {
     /// Reads the real process environment. Variables that are not valid UTF-8 are skipped.
     pub fn from_process() -> Env {
-        Env {
-            vars: std::env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-                .collect(),
+        // Inserted one by one: collecting into the map would compile a stable sort of its own
+        // for the pairs (about 5 KB of the static binary).
+        let mut vars = BTreeMap::new();
+        for (k, v) in std::env::vars_os() {
+            if let (Ok(k), Ok(v)) = (k.into_string(), v.into_string()) {
+                vars.insert(k, v);
+            }
         }
+        Env { vars }
     }
 
     /// Builds an environment from pairs, for tests.
