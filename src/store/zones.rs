@@ -38,13 +38,13 @@ pub fn user_zone(env: &Env, spec: Option<&str>) -> Result<Zone> {
 /// loaded are skipped, so those records fall back to the user's zone.
 pub fn add_record_zones<'a>(env: &Env, zones: &mut Zones, names: impl IntoIterator<Item = &'a str>) {
     // Generic only in this shell: the loader below is compiled once, not once per caller's
-    // iterator type (nine of them; binary size).
-    add_zones(env, zones, &names.into_iter().collect::<Vec<_>>());
+    // iterator type (nine of them; binary size), and so is the walk over the names.
+    add_zones(env, zones, &mut names.into_iter());
 }
 
-fn add_zones(env: &Env, zones: &mut Zones, names: &[&str]) {
+fn add_zones(env: &Env, zones: &mut Zones, names: &mut dyn Iterator<Item = &str>) {
     let dir = zoneinfo_dir(env);
-    for &name in names {
+    for name in names {
         if zones.knows(name) {
             continue;
         }
