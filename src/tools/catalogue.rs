@@ -40,18 +40,23 @@ impl Part {
 /// The text of `tool`'s `part`; empty for a tool schemas.txt lacks, which the tests rule out.
 /// The file is inflated and cut into sections once per process.
 pub fn text(tool: &str, part: Part) -> &'static str {
-    static SECTIONS: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+    // (tool, part, text) for each `@@ TOOL.PART` section.
+    type Section = (&'static str, &'static str, &'static str);
+    static SECTIONS: OnceLock<Vec<Section>> = OnceLock::new();
     static TEXT: OnceLock<String> = OnceLock::new();
     let sections = SECTIONS.get_or_init(|| {
         let all = TEXT.get_or_init(|| {
             inflate::zlib(CATALOGUE_ZLIB, 1 << 20).and_then(|t| String::from_utf8(t).ok()).unwrap_or_default()
         });
-        all.split("\n@@ ").skip(1).filter_map(|s| s.split_once('\n')).collect()
+        let split = |s: &'static str| {
+            let (key, text) = s.split_once('\n')?;
+            let (name, part) = key.split_once('.')?;
+            Some((name, part, text))
+        };
+        all.split("\n@@ ").skip(1).filter_map(split).collect()
     });
-    let found = sections.iter().find(|(key, _)| {
-        key.split_once('.').is_some_and(|(name, suffix)| name == tool && suffix == part.suffix())
-    });
-    found.map_or("", |(_, text)| text)
+    let found = sections.iter().find(|(name, suffix, _)| *name == tool && *suffix == part.suffix());
+    found.map_or("", |(_, _, text)| text)
 }
 
 /// The `tools/list` result, `{"tools":[…]}`, written from the stored texts without building a
