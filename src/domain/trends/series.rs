@@ -318,7 +318,7 @@ fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>)
     let mut kept = Vec::with_capacity(sorted.len());
     let (mut lo, mut hi) = (0usize, 0usize);
     let mut window = SortedWindow::default();
-    let (mut thinned, mut scratch) = (Vec::new(), Vec::new());
+    let (mut thinned, mut scratch, mut dense) = (Vec::new(), Vec::new(), Dense::default());
     for r in sorted {
         while let Some(x) = sorted.get(lo).filter(|x| x.t < r.t.saturating_sub(half)) {
             window.remove(x.value);
@@ -330,14 +330,17 @@ fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>)
         }
         let local = match values.get(lo..hi) {
             Some(slice) if slice.len() >= p.min_local && slice.len() <= MAX_NEIGHBOURS => {
-                sorted_median_mad(&window.v).map(|(m, mad)| (m, spread(slice, m, mad, p.min_spread)))
+                sorted_median_mad(window.v.len(), |i| window.v.get(i).copied())
+                    .map(|(m, mad)| (m, spread(slice, m, mad, p.min_spread)))
             }
             Some(slice) if slice.len() >= p.min_local => {
                 // A dense neighbourhood: an evenly spaced subsample, in reused buffers.
                 thinned.clear();
                 let (n, m) = (slice.len(), MAX_NEIGHBOURS);
                 thinned.extend((0..m).filter_map(|k| slice.get(k * (n - 1) / (m - 1)).copied()));
-                median_mad_in(&thinned, &mut scratch)
+                dense
+                    .median_mad(slice, &window.v)
+                    .or_else(|| median_mad_in(&thinned, &mut scratch))
                     .map(|(m, mad)| (m, spread(&thinned, m, mad, p.min_spread)))
             }
             _ => global,
@@ -401,41 +404,119 @@ impl SortedWindow {
     }
 }
 
-/// [`median_mad`] of values sorted by `f64::total_cmp`, without copying them: the median is read
-/// off, and the deviations are visited in ascending order by walking outwards from it, merging
-/// the values below it (going down) with those at or above it (going up).
-fn sorted_median_mad(v: &[f64]) -> Option<(f64, f64)> {
-    let n = v.len();
-    let m = middle(n, |k| v.get(k).copied())?;
-    let split = v.partition_point(|y| *y < m);
-    let (mut below, mut above) = (split, split);
-    // The deviations of rank n/2 - 1 and n/2, the only ones a median needs.
-    let (mut lower, mut upper) = (0.0, 0.0);
-    for _ in 0..=n / 2 {
-        let down = below.checked_sub(1).and_then(|i| v.get(i)).map(|x| (x - m).abs());
-        let up = v.get(above).map(|x| (x - m).abs());
-        let d = match (down, up) {
-            (Some(d), Some(u)) if d.total_cmp(&u).is_lt() => {
-                below -= 1;
-                d
+/// The median and MAD of a dense neighbourhood's subsample (`MAX_NEIGHBOURS` evenly spaced
+/// values), read off the sorted window: a neighbourhood a little over the limit (ten years of
+/// four weigh-ins a day has ~153 values in ±14 days) leaves out only a few values, so the
+/// subsample in order is the window in order without them, and [`sorted_median_mad`] gives what
+/// two selections over the subsample gave, to the bit. Buffers are reused across readings.
+#[derive(Default)]
+struct Dense {
+    /// The neighbourhood size `gaps` is for.
+    n: usize,
+    /// Positions in the neighbourhood that the subsample leaves out.
+    gaps: Vec<usize>,
+    /// The values left out, in order.
+    out: Vec<f64>,
+    /// Their positions in the sorted window, ascending.
+    skip: Vec<usize>,
+}
+
+impl Dense {
+    /// `None` when more than half the limit would be left out (selection is cheaper there).
+    fn median_mad(&mut self, slice: &[f64], sorted: &[f64]) -> Option<(f64, f64)> {
+        let (n, m) = (slice.len(), MAX_NEIGHBOURS);
+        if n <= m || n - m > m / 2 || sorted.len() != n {
+            return None;
+        }
+        if self.n != n {
+            self.n = n;
+            self.gaps.clear();
+            let mut next = 0;
+            for k in 0..m {
+                let at = k * (n - 1) / (m - 1);
+                self.gaps.extend(next..at);
+                next = at + 1;
             }
-            (_, Some(u)) => {
-                above += 1;
-                u
+        }
+        self.out.clear();
+        for g in &self.gaps {
+            let x = *slice.get(*g)?;
+            let i = self.out.partition_point(|y| y.total_cmp(&x).is_lt());
+            self.out.insert(i, x);
+        }
+        self.skip.clear();
+        let mut prev: Option<f64> = None;
+        for x in &self.out {
+            // Equal values sit side by side: the next one left out is the next place.
+            let i = match (prev, self.skip.last()) {
+                (Some(p), Some(last)) if p.total_cmp(x).is_eq() => last + 1,
+                _ => sorted.partition_point(|y| y.total_cmp(x).is_lt()),
+            };
+            self.skip.push(i);
+            prev = Some(*x);
+        }
+        let skip = &self.skip;
+        sorted_median_mad(m, |p| {
+            let mut i = p;
+            for s in skip {
+                if *s <= i {
+                    i += 1;
+                }
             }
-            (Some(d), None) => {
-                below -= 1;
-                d
-            }
-            (None, None) => return None,
-        };
-        (lower, upper) = (upper, d);
+            sorted.get(i).copied()
+        })
     }
+}
+
+/// [`median_mad`] of `n` values sorted by `f64::total_cmp` and read through `at`, without
+/// copying them: the median is read off, and the MAD is an order statistic of two ascending
+/// runs, the deviations of the values below the median (going down) and of those at or above it
+/// (going up), found by bisection ([`kth_of_two`]): the same values the merge of the two runs
+/// gives, combined the same way.
+fn sorted_median_mad(n: usize, at: impl Fn(usize) -> Option<f64>) -> Option<(f64, f64)> {
+    let m = middle(n, &at)?;
+    let (mut split, mut hi) = (0, n);
+    while split < hi {
+        let mid = split + (hi - split) / 2;
+        match at(mid)? < m {
+            true => split = mid + 1,
+            false => hi = mid,
+        }
+    }
+    let down = |i: usize| split.checked_sub(i + 1).and_then(&at).map(|x| (x - m).abs());
+    let up = |j: usize| at(split + j).map(|x| (x - m).abs());
+    let upper = kth_of_two(n / 2, split, n - split, &down, &up)?;
     let mad = match n % 2 {
         1 => upper,
-        _ => lower / 2.0 + upper / 2.0,
+        _ => kth_of_two(n / 2 - 1, split, n - split, &down, &up)? / 2.0 + upper / 2.0,
     };
     Some((m, mad))
+}
+
+/// The `k`-th smallest (0-based) of two ascending runs of `na` and `nb` values read through `a`
+/// and `b`: the smallest count `i` taken from `a` with `a(i)` not below `b`'s last taken, found by
+/// bisection, so the order statistic costs a few reads instead of a merge of half the values.
+fn kth_of_two(
+    k: usize,
+    na: usize,
+    nb: usize,
+    a: &dyn Fn(usize) -> Option<f64>,
+    b: &dyn Fn(usize) -> Option<f64>,
+) -> Option<f64> {
+    let (mut lo, mut hi) = ((k + 1).saturating_sub(nb), (k + 1).min(na));
+    while lo < hi {
+        let i = lo + (hi - lo) / 2;
+        match a(i)?.total_cmp(&b(k - i)?).is_lt() {
+            true => lo = i + 1,
+            false => hi = i,
+        }
+    }
+    let x = lo.checked_sub(1).and_then(a);
+    let y = (k + 1).checked_sub(lo + 1).and_then(b);
+    match (x, y) {
+        (Some(x), Some(y)) => Some(if x.total_cmp(&y).is_lt() { y } else { x }),
+        (x, y) => x.or(y),
+    }
 }
 
 /// The median of `n` ordered values given by `at`, combined as [`median`] combines them.
@@ -538,13 +619,49 @@ mod tests {
                 lo += 1;
             }
             let want = median_mad(&values[lo..=hi]).unwrap();
-            let got = sorted_median_mad(&w.v).unwrap();
+            let got = sorted_median_mad(w.v.len(), |i| w.v.get(i).copied()).unwrap();
             assert_eq!(
                 (got.0.to_bits(), got.1.to_bits()),
                 (want.0.to_bits(), want.1.to_bits()),
                 "{lo}..={hi}"
             );
         }
+    }
+
+    /// A dense neighbourhood's median and MAD read off the sorted window are those of
+    /// `median_mad` over its evenly spaced subsample, to the bit, at every size (those that
+    /// leave out too much say so, for selection to answer).
+    #[test]
+    fn dense_window_matches_the_subsample() {
+        let mut x: u64 = 11;
+        let mut next = || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((x >> 33) % 23) as f64 * 0.125 - 1.0
+        };
+        let values: Vec<f64> = (0..500).map(|_| next()).chain([0.0, -0.0, 0.0, 72.45, -0.0]).collect();
+        let mut dense = Dense::default();
+        let mut answered = 0;
+        for n in MAX_NEIGHBOURS + 1..=400 {
+            for lo in [0, 3, 104] {
+                let slice = &values[lo..lo + n];
+                let mut sorted = slice.to_vec();
+                crate::sort::by(&mut sorted, |a, b| a.total_cmp(b));
+                let got = dense.median_mad(slice, &sorted);
+                if n - MAX_NEIGHBOURS > MAX_NEIGHBOURS / 2 {
+                    assert_eq!(got, None, "{n}");
+                    continue;
+                }
+                let want = median_mad(&crate::domain::trends::stats::thin(slice, MAX_NEIGHBOURS)).unwrap();
+                let got = got.unwrap();
+                assert_eq!(
+                    (got.0.to_bits(), got.1.to_bits()),
+                    (want.0.to_bits(), want.1.to_bits()),
+                    "{n} {lo}"
+                );
+                answered += 1;
+            }
+        }
+        assert!(answered > 200);
     }
 
     /// A dense neighbourhood is judged on the same evenly spaced subsample as before.
