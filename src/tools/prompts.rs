@@ -191,7 +191,11 @@ pub fn get(prompt: &Prompt, args: &BTreeMap<String, String>) -> Result<Value> {
 
 /// Completion values for one argument of a prompt, filtered by prefix.
 pub fn complete(prompt: &Prompt, arg: &str, prefix: &str) -> Vec<String> {
-    let lower = prefix.to_lowercase();
+    // The values are ASCII words: ASCII case folding finds the same ones as Unicode's would (the
+    // Kelvin sign, whose lowercase is an ASCII `k`, is folded too) without `str::to_lowercase`
+    // (3 KB of the static binary, for this one use).
+    let lower: String =
+        prefix.chars().map(|c| if c == '\u{212A}' { 'k' } else { c.to_ascii_lowercase() }).collect();
     prompt
         .arguments
         .iter()
@@ -209,4 +213,19 @@ fn looks_like_date(s: &str) -> bool {
             4 | 7 => *c == b'-',
             _ => c.is_ascii_digit(),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_prefixes_match_in_any_case() {
+        let p = daily_checkin();
+        assert_eq!(complete(&p, "focus", "BO"), ["body"]);
+        assert_eq!(complete(&p, "focus", "sLeE"), ["sleep"]);
+        assert_eq!(complete(&p, "focus", "").len(), 5);
+        assert!(complete(&p, "focus", "é").is_empty());
+        assert!(complete(&p, "no such argument", "").is_empty());
+    }
 }
