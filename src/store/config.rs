@@ -239,7 +239,9 @@ impl Source {
 /// Resolved configuration: each key's value and where it came from.
 #[derive(Debug, Clone)]
 pub struct Config {
-    values: BTreeMap<Key, (String, Source)>,
+    /// Each key that has a value, in `Key::ALL`'s order (a map type of its own would cost its
+    /// own copy of the map code; a dozen keys are found as fast by a walk).
+    values: Vec<(Key, String, Source)>,
     /// Path of the config file (whether or not it exists).
     pub file: PathBuf,
     /// True when the config file exists and was read.
@@ -266,12 +268,16 @@ impl Config {
 
     /// A key's value, if set anywhere (or defaulted).
     pub fn get(&self, key: Key) -> Option<&str> {
-        self.values.get(&key).map(|(v, _)| v.as_str())
+        self.find(key).map(|(_, v, _)| v.as_str())
     }
 
     /// Where a key's value came from, or `None` when unset.
     pub fn source(&self, key: Key) -> Option<Source> {
-        self.values.get(&key).map(|(_, s)| *s)
+        self.find(key).map(|(_, _, s)| *s)
+    }
+
+    fn find(&self, key: Key) -> Option<&(Key, String, Source)> {
+        self.values.iter().find(|(k, _, _)| *k == key)
     }
 
     /// A required key, or a configuration error that says how to set it.
@@ -343,8 +349,8 @@ impl Config {
 }
 
 /// Each key from the environment, else the file, else its default.
-fn resolve(env: &Env, file_values: &BTreeMap<String, String>) -> BTreeMap<Key, (String, Source)> {
-    let mut values = BTreeMap::new();
+fn resolve(env: &Env, file_values: &BTreeMap<String, String>) -> Vec<(Key, String, Source)> {
+    let mut values = Vec::new();
     for key in Key::ALL {
         let found = match (env.get(key.name()), file_values.get(key.name()), key.default()) {
             (Some(v), _, _) => Some((v.to_string(), Source::Env)),
@@ -352,13 +358,14 @@ fn resolve(env: &Env, file_values: &BTreeMap<String, String>) -> BTreeMap<Key, (
             (None, None, Some(d)) => Some((d.to_string(), Source::Default)),
             (None, None, None) => None,
         };
-        if let Some(f) = found {
-            values.insert(key, f);
+        if let Some((value, source)) = found {
+            // The client secret is now known to this process: no foreign text may echo it
+            // (`redact`).
+            if key == Key::ClientSecret {
+                crate::redact::remember(&value);
+            }
+            values.push((key, value, source));
         }
-    }
-    // The client secret is now known to this process: no foreign text may echo it (`redact`).
-    if let Some((secret, _)) = values.get(&Key::ClientSecret) {
-        crate::redact::remember(secret);
     }
     values
 }
