@@ -198,15 +198,39 @@ impl<'a> Scan<'a> {
         Ok(())
     }
 
-    /// Passes over one value, checking that it is JSON.
+    /// Passes over one value, checking that it is JSON. Containers are walked here rather than
+    /// through [`Scan::object`] and [`Scan::array`]: most of a long answer is skipped, and a
+    /// closure call per element cost twice the walk.
     pub fn skip(&mut self) -> Result<(), Fault> {
-        match self.peek()? {
-            b'{' => self.object(&mut |s, _| s.skip()),
-            b'[' => self.array(&mut |s| s.skip()),
-            b'"' => self.skip_string(),
-            b't' | b'f' | b'n' => self.lit().map(drop),
-            _ => self.number(false).map(drop),
+        let close = match self.peek()? {
+            b'{' => b'}',
+            b'[' => b']',
+            b'"' => return self.skip_string(),
+            b't' | b'f' | b'n' => return self.lit().map(drop),
+            _ => return self.number(false).map(drop),
+        };
+        self.at += 1;
+        self.deeper()?;
+        if self.peek()? != close {
+            loop {
+                if close == b'}' {
+                    if self.peek()? != b'"' {
+                        return Err(Fault::Syntax);
+                    }
+                    self.skip_string()?;
+                    self.eat(b':')?;
+                }
+                self.skip()?;
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    b if b == close => break,
+                    _ => return Err(Fault::Syntax),
+                }
+            }
         }
+        self.at += 1;
+        self.depth -= 1;
+        Ok(())
     }
 
     /// One value: a scalar as it is, a composite skipped (`Lit::Other`).
@@ -240,21 +264,13 @@ impl<'a> Scan<'a> {
         let start = self.at;
         let negative = self.byte() == Some(b'-');
         self.at += usize::from(negative);
-        let mut n: Option<i64> = Some(0);
+        let first = self.at;
         match self.byte() {
             Some(b'0') => self.at += 1,
-            Some(b'1'..=b'9') => {
-                while let Some(d @ b'0'..=b'9') = self.byte() {
-                    let d = i64::from(d - b'0');
-                    n = n.and_then(|n| n.checked_mul(10)).and_then(|n| match negative {
-                        true => n.checked_sub(d),
-                        false => n.checked_add(d),
-                    });
-                    self.at += 1;
-                }
-            }
+            Some(b'1'..=b'9') => self.at += self.run_of_digits(),
             _ => return Err(Fault::Syntax),
         }
+        let digits = self.at - first;
         let mut integer = true;
         if self.byte() == Some(b'.') {
             self.at += 1;
@@ -269,26 +285,51 @@ impl<'a> Scan<'a> {
             self.digits()?;
             integer = false;
         }
-        match (integer, n) {
-            _ if !read => Ok(Lit::Other),
-            (true, Some(0)) if negative => Ok(Lit::Float(-0.0)),
-            (true, Some(n)) => Ok(Lit::Int(n)),
-            _ => match self.since(start).parse::<f64>() {
+        if !read {
+            return Ok(Lit::Other);
+        }
+        let text = self.since(start);
+        // Eighteen digits always fit; longer integers are parsed and checked.
+        let n = match (integer, digits <= 18) {
+            (true, true) => {
+                let mut n = 0i64;
+                for d in self.since(first).as_bytes() {
+                    n = n * 10 + i64::from(d - b'0');
+                }
+                Some(if negative { -n } else { n })
+            }
+            (true, false) => text.parse::<i64>().ok(),
+            (false, _) => None,
+        };
+        match n {
+            Some(0) if negative => Ok(Lit::Float(-0.0)),
+            Some(n) => Ok(Lit::Int(n)),
+            None => match text.parse::<f64>() {
                 Ok(f) if f.is_finite() => Ok(Lit::Float(f)),
                 _ => Err(Fault::Syntax),
             },
         }
     }
 
+    /// The number of decimal digits from the reader on.
+    #[inline(always)]
+    fn run_of_digits(&self) -> usize {
+        let bytes = self.text.as_bytes();
+        let mut end = self.at;
+        while let Some(b'0'..=b'9') = bytes.get(end) {
+            end += 1;
+        }
+        end - self.at
+    }
+
     /// One or more decimal digits.
     fn digits(&mut self) -> Result<(), Fault> {
-        let start = self.at;
-        while let Some(b'0'..=b'9') = self.byte() {
-            self.at += 1;
-        }
-        match self.at > start {
-            true => Ok(()),
-            false => Err(Fault::Syntax),
+        match self.run_of_digits() {
+            0 => Err(Fault::Syntax),
+            n => {
+                self.at += n;
+                Ok(())
+            }
         }
     }
 
