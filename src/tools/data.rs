@@ -13,6 +13,7 @@ use crate::domain::measures::MeasureGroup;
 use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
 use crate::domain::sleep;
+use crate::domain::summary::markdown::md::capitalise;
 use crate::domain::time::{self, CivilDate, Range, Zone, Zones};
 use crate::domain::units::Units;
 use crate::store::config::Config;
@@ -710,8 +711,8 @@ fn measure_filter(args: &Map<String, Value>) -> Result<MeasureFilter> {
 
 fn list_markdown(spec: &Spec, out: &ListOut<Value>, lines: &[String]) -> String {
     let mut md = match &out.range {
-        Some(r) => format!("# {} {} → {} ({})\n\n", title_case(spec.noun), r.after, r.before, r.zone),
-        None => format!("# {}\n\n", title_case(spec.noun)),
+        Some(r) => format!("# {} {} → {} ({})\n\n", capitalise(spec.noun), r.after, r.before, r.zone),
+        None => format!("# {}\n\n", capitalise(spec.noun)),
     };
     match out.count {
         0 => md.push_str(&format!("No {} recorded in this range.\n", spec.noun)),
@@ -723,14 +724,6 @@ fn list_markdown(spec: &Spec, out: &ListOut<Value>, lines: &[String]) -> String 
     }
     md.push_str(&list_out::markdown_footer(out, spec.noun));
     md
-}
-
-fn title_case(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

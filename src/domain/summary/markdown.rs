@@ -43,12 +43,15 @@ pub(crate) mod md {
         format!("({})", text.trim_end().trim_end_matches('.'))
     }
 
+    /// The text with its first letter upper-case. Our own English labels only, which begin
+    /// with an ASCII letter: `char::to_uppercase` would bring Unicode's case tables (about
+    /// 12 KB of the static binary) for them.
     pub fn capitalise(text: &str) -> String {
-        let mut c = text.chars();
-        match c.next() {
-            Some(first) => first.to_uppercase().chain(c).collect(),
-            None => String::new(),
+        let mut out = text.to_string();
+        if let Some(first) = out.get_mut(..1) {
+            first.make_ascii_uppercase();
         }
+        out
     }
 
     /// `7 h 05 min` from hours.
