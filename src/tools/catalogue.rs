@@ -12,8 +12,13 @@ use crate::image::inflate;
 use crate::tools::Tool;
 
 /// src/tools/schemas.txt with the whitespace between JSON tokens removed, deflated by build.rs
-/// (66 KB of JSON text, 6 KB compiled in).
-const CATALOGUE_ZLIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/schemas.txt.zlib"));
+/// (66 KB of JSON text, 6 KB compiled in): the input schemas, which a tool call reads, and the
+/// descriptions and output schemas, which only `tools/list` does.
+const INPUTS_ZLIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/schemas.input.zlib"));
+const REST_ZLIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/schemas.txt.zlib"));
+
+/// (tool, part, text) for each `@@ TOOL.PART` section.
+type Section = (&'static str, &'static str, &'static str);
 
 /// The three texts a tool has in `tools/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,25 +43,29 @@ impl Part {
 }
 
 /// The text of `tool`'s `part`; empty for a tool schemas.txt lacks, which the tests rule out.
-/// The file is inflated and cut into sections once per process.
+/// Each stream is inflated and cut into sections once per process, when first read.
 pub fn text(tool: &str, part: Part) -> &'static str {
-    // (tool, part, text) for each `@@ TOOL.PART` section.
-    type Section = (&'static str, &'static str, &'static str);
-    static SECTIONS: OnceLock<Vec<Section>> = OnceLock::new();
-    static TEXT: OnceLock<String> = OnceLock::new();
-    let sections = SECTIONS.get_or_init(|| {
-        let all = TEXT.get_or_init(|| {
-            inflate::zlib(CATALOGUE_ZLIB, 1 << 20).and_then(|t| String::from_utf8(t).ok()).unwrap_or_default()
-        });
-        let split = |s: &'static str| {
-            let (key, text) = s.split_once('\n')?;
-            let (name, part) = key.split_once('.')?;
-            Some((name, part, text))
-        };
-        all.split("\n@@ ").skip(1).filter_map(split).collect()
-    });
+    static INPUTS: (OnceLock<String>, OnceLock<Vec<Section>>) = (OnceLock::new(), OnceLock::new());
+    static REST: (OnceLock<String>, OnceLock<Vec<Section>>) = (OnceLock::new(), OnceLock::new());
+    let sections = match part {
+        Part::Input => INPUTS.1.get_or_init(|| sections(&INPUTS.0, INPUTS_ZLIB)),
+        Part::Description | Part::Output => REST.1.get_or_init(|| sections(&REST.0, REST_ZLIB)),
+    };
     let found = sections.iter().find(|(name, suffix, _)| *name == tool && *suffix == part.suffix());
     found.map_or("", |(_, _, text)| text)
+}
+
+/// The sections of one deflated stream, inflated into `text`.
+fn sections(text: &'static OnceLock<String>, zlib: &[u8]) -> Vec<Section> {
+    let text = text.get_or_init(|| {
+        inflate::zlib(zlib, 1 << 20).and_then(|t| String::from_utf8(t).ok()).unwrap_or_default()
+    });
+    let split = |s: &'static str| {
+        let (key, text) = s.split_once('\n')?;
+        let (name, part) = key.split_once('.')?;
+        Some((name, part, text))
+    };
+    text.split("\n@@ ").skip(1).filter_map(split).collect()
 }
 
 /// The `tools/list` result, `{"tools":[…]}`, written from the stored texts without building a
@@ -132,9 +141,10 @@ mod tests {
             assert!(parsed(t, Part::Description).as_str().is_some_and(|d| d.len() > 40), "{}", t.name);
         }
         // No section without a tool: the file holds the catalogue and nothing else.
-        let all = inflate::zlib(CATALOGUE_ZLIB, 1 << 20).unwrap();
-        let sections = String::from_utf8(all).unwrap().matches("\n@@ ").count();
-        assert_eq!(sections, 3 * tools::all().len());
+        let count =
+            |zlib| String::from_utf8(inflate::zlib(zlib, 1 << 20).unwrap()).unwrap().matches("\n@@ ").count();
+        assert_eq!(count(INPUTS_ZLIB), tools::all().len());
+        assert_eq!(count(REST_ZLIB), 2 * tools::all().len());
     }
 
     /// The contract every tool's schemas keep (CONTRACT §4): arguments closed, `response_format`
