@@ -2,8 +2,9 @@
 //!
 //! `DemoUpstream` answers the same form-encoded requests as `wbsapi.withings.net`, with the same
 //! envelopes, parameters, statuses and paging, so `--demo` runs the real client, decoders and
-//! summaries. The account is generated once, in memory, from `now` and the user's zone ("today"
-//! is the local date of `now`); see `account.rs` for the person and `wire.rs` for the shapes.
+//! summaries. The account is generated in memory from `now` and the user's zone ("today" is the
+//! local date of `now`), as far back as the requests reach (a day's records depend on that day
+//! alone); see `account.rs` for the person and `wire.rs` for the shapes.
 //!
 //! Readings of the API where the reference leaves a choice (documented here, tested below):
 //! - `startdate`/`enddate` (epoch) and `startdateymd`/`enddateymd` are both **inclusive**;
@@ -25,7 +26,9 @@ mod wire;
 
 use crate::withings::demo::wire::{Obj, list};
 
-use crate::domain::time::{CivilDate, Zone};
+use std::cell::RefCell;
+
+use crate::domain::time::{CivilDate, DAY_SECS, Instant, Zone};
 use crate::withings::demo::account::{Account, Person};
 use crate::withings::upstream::{Reply, Upstream};
 use crate::{Error, Result};
@@ -57,35 +60,72 @@ const V2_PAGE: usize = 50;
 /// The longest window `sleep get` accepts.
 const SLEEP_GET_MAX_SECS: i64 = 7 * 86_400;
 
+/// Days generated beyond the first one a request names: a record's day in the home zone can
+/// differ from its day on the trip, and a night starts the evening before its date.
+const MARGIN_DAYS: i64 = 2;
+
 /// A synthetic Withings account answering API requests from memory.
 #[derive(Debug)]
 pub struct DemoUpstream {
-    account: Account,
+    zone: Zone,
+    account: RefCell<Account>,
 }
 
 impl DemoUpstream {
-    /// Generates the account as seen at `now` (Unix seconds) by a person living in `zone`.
+    /// The account as seen at `now` (Unix seconds) by a person living in `zone`.
     pub fn new(now: i64, zone: Zone) -> DemoUpstream {
         DemoUpstream::of(&account::ALEX, now, zone)
     }
 
-    /// `person`'s account, as `new` generates the first person's.
+    /// `person`'s account, as `new` makes the first person's.
     pub fn of(person: &'static Person, now: i64, zone: Zone) -> DemoUpstream {
-        DemoUpstream { account: account::generate(person, now, &zone) }
+        DemoUpstream { account: RefCell::new(Account::new(person, now, &zone)), zone }
     }
 
     /// The demo's "today": the local date of `now` in the zone it was built with.
     pub fn today(&self) -> CivilDate {
-        self.account.today
+        self.account.borrow().today
+    }
+
+    /// How many of the most recent days a request can reach: from the first date it names
+    /// (with a margin), or all of them (`lastupdate` alone, no range, a lookup by id).
+    fn reach(&self, path: &str, form: &[(&str, String)]) -> i64 {
+        let p = Params(form);
+        let (today, now) = (self.today(), self.account.borrow().now);
+        let back = |date: CivilDate| today.days().saturating_sub(date.days()).saturating_add(1 + MARGIN_DAYS);
+        // Any instant before the account's first day reaches all of it.
+        let earliest = now - (account::DAYS + MARGIN_DAYS + 1) * DAY_SECS;
+        let back_epoch = |t: i64| back(self.zone.local_date(Instant(t.clamp(earliest, now))));
+        let epoch = |key: &str| p.int(key).ok().flatten();
+        if p.get("lastupdate").is_some() {
+            return account::DAYS;
+        }
+        let days = match (path.trim_end_matches('/'), p.get("action").unwrap_or("")) {
+            ("/measure", "getmeas") | ("/v2/heart", "list") | ("/v2/sleep", "get") => {
+                epoch("startdate").map_or(account::DAYS, back_epoch)
+            }
+            ("/v2/measure", "getintradayactivity") => {
+                back_epoch(epoch("startdate").unwrap_or(now - DAY_SECS))
+            }
+            ("/v2/measure", "getactivity" | "getworkouts") | ("/v2/sleep", "getsummary") => {
+                p.ymd("startdateymd").ok().flatten().map_or(account::DAYS, back)
+            }
+            _ => account::DAYS,
+        };
+        days.min(account::DAYS)
     }
 }
 
 impl Upstream for DemoUpstream {
     fn post(&self, path: &str, form: &[(&str, String)], bearer: Option<&str>) -> Result<Reply> {
+        let days = self.reach(path, form);
+        if days > self.account.borrow().days {
+            self.account.borrow_mut().reach(days, &self.zone);
+        }
         Ok(Reply {
             http_status: 200,
             retry_after_secs: None,
-            body: answer(&self.account, path, form, bearer),
+            body: answer(&self.account.borrow(), path, form, bearer),
         })
     }
 }
@@ -360,6 +400,16 @@ mod tests {
         DemoUpstream::new(noon(), zone(PARIS))
     }
 
+    impl DemoUpstream {
+        /// The whole account, every day generated.
+        fn whole(&self) -> std::cell::Ref<'_, Account> {
+            if self.account.borrow().days < account::DAYS {
+                self.account.borrow_mut().reach(account::DAYS, &self.zone);
+            }
+            self.account.borrow()
+        }
+    }
+
     fn raw(d: &DemoUpstream, path: &str, form: &[(&str, &str)]) -> String {
         let form: Vec<(&str, String)> = form.iter().map(|(k, v)| (*k, v.to_string())).collect();
         let reply = d.post(path, &form, Some("token")).unwrap();
@@ -442,6 +492,54 @@ mod tests {
             assert_eq!(x, y, "{path} {form:?}");
             assert!(x.starts_with("{\"status\":0,"), "{path}: {x:.200}");
         }
+    }
+
+    /// An account generated only as far back as a request reaches answers it byte for byte as
+    /// the whole account does: every range the tools send, starting any day, in every zone the
+    /// trip can differ from, for both people, at a late hour (a day boundary near `now`).
+    #[test]
+    fn a_request_answers_the_same_from_the_days_it_reaches_as_from_the_whole_account() {
+        let now = noon() + 11 * 3600 + 1800;
+        let mut checked = 0;
+        for (posix, person) in [(PARIS, &account::ALEX), (NEW_YORK, &account::ALEX), ("JST-9", &account::SAM)]
+        {
+            let whole = DemoUpstream::of(person, now, zone(posix));
+            drop(whole.whole());
+            let today = whole.today();
+            for back in [0, 1, 2, 3, 6, 7, 8, 13, 14, 20, 28, 29, 30, 35, 36, 45, 89, 90, 180, 399, 400, 450]
+            {
+                let ymd = today.add_days(-back).to_string();
+                let end_ymd = today.add_days(-back + 6).to_string();
+                let midnight = zone(posix).local_midnight(today.add_days(-back)).0;
+                let (start, week) = (midnight.to_string(), (midnight + 7 * DAY_SECS - 1).to_string());
+                let requests: [(&str, Vec<(&str, &str)>); 8] = [
+                    ("/measure", vec![("action", "getmeas"), ("startdate", &start), ("enddate", &week)]),
+                    ("/measure", vec![("action", "getmeas"), ("startdate", &start), ("offset", "100")]),
+                    (
+                        "/v2/measure",
+                        vec![("action", "getactivity"), ("startdateymd", &ymd), ("enddateymd", &end_ymd)],
+                    ),
+                    (
+                        "/v2/measure",
+                        vec![("action", "getworkouts"), ("startdateymd", &ymd), ("enddateymd", &end_ymd)],
+                    ),
+                    (
+                        "/v2/sleep",
+                        vec![("action", "getsummary"), ("startdateymd", &ymd), ("enddateymd", &end_ymd)],
+                    ),
+                    ("/v2/sleep", vec![("action", "get"), ("startdate", &start), ("enddate", &week)]),
+                    ("/v2/heart", vec![("action", "list"), ("startdate", &start), ("enddate", &week)]),
+                    ("/v2/measure", vec![("action", "getintradayactivity"), ("startdate", &start)]),
+                ];
+                for (path, form) in requests {
+                    let fresh = DemoUpstream::of(person, now, zone(posix));
+                    let same = raw(&fresh, path, &form) == raw(&whole, path, &form);
+                    assert!(same, "{posix} {path} {form:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 3 * 22 * 8);
     }
 
     #[test]
@@ -570,13 +668,14 @@ mod tests {
         }
         // A home in New York travels to Paris instead.
         let d = DemoUpstream::new(noon(), ny);
-        assert_eq!(d.account.trip_tz, "Europe/Paris");
+        assert_eq!(d.whole().trip_tz, "Europe/Paris");
     }
 
     #[test]
     fn paging_returns_every_record_exactly_once() {
         let d = demo();
-        let a = &d.account;
+        let whole = d.whole();
+        let a = &*whole;
         let cases: [(&str, &str, &str, &str, usize, Form); 5] = [
             ("/measure", "getmeas", "measuregrps", "grpid", a.groups.len(), &[]),
             ("/v2/measure", "getactivity", "activities", "date", a.activities.len(), &WIDE),
@@ -600,7 +699,8 @@ mod tests {
     #[test]
     fn date_filters_are_inclusive_at_both_ends() {
         let d = demo();
-        let g = &d.account.groups[d.account.groups.len() / 2];
+        let whole = d.whole();
+        let g = &whole.groups[whole.groups.len() / 2];
         let (t, id) = (g.date.to_string(), g.grpid);
         let ids = |start: i64, end: i64| -> Vec<i64> {
             let (s, e) = (start.to_string(), end.to_string());
@@ -618,7 +718,7 @@ mod tests {
         assert!(!ids(date - 3600, date - 1).contains(&id));
         // lastupdate is strictly after.
         let since = |t: i64| call(&d, "/measure", &[("action", "getmeas"), ("lastupdate", &t.to_string())]);
-        let newest = d.account.groups.iter().map(|g| g.modified).max().unwrap();
+        let newest = whole.groups.iter().map(|g| g.modified).max().unwrap();
         assert_eq!(since(newest)["body"]["measuregrps"].as_array().unwrap().len(), 0);
         assert!(!since(newest - 1)["body"]["measuregrps"].as_array().unwrap().is_empty());
         // Day windows: one day in, both ends included.
@@ -723,7 +823,8 @@ mod tests {
         for r in &rows {
             per_date.entry(r["date"].as_str().unwrap().to_string()).or_default().push(r);
         }
-        let naps: Vec<&account::Sleep> = d.account.sleeps.iter().filter(|s| s.nap).collect();
+        let whole = d.whole();
+        let naps: Vec<&account::Sleep> = whole.sleeps.iter().filter(|s| s.nap).collect();
         assert!(naps.len() >= 2, "{} naps", naps.len());
         for nap in naps {
             let day = per_date.get(&nap.date.to_string()).unwrap();
@@ -737,7 +838,7 @@ mod tests {
         }
         // Nights are nearly every day and never overlap, across the trip's zone jumps too.
         assert!(rows.len() as i64 > account::DAYS * 9 / 10);
-        let mut spans: Vec<(i64, i64)> = d.account.sleeps.iter().map(|s| (s.start(), s.end())).collect();
+        let mut spans: Vec<(i64, i64)> = d.whole().sleeps.iter().map(|s| (s.start(), s.end())).collect();
         spans.sort();
         for w in spans.windows(2) {
             assert!(w[0].1 <= w[1].0, "overlapping sleeps {w:?}");
@@ -747,7 +848,8 @@ mod tests {
     #[test]
     fn sleep_details_match_summaries() {
         let d = demo();
-        let night = d.account.sleeps.iter().rev().find(|s| !s.nap).unwrap();
+        let whole = d.whole();
+        let night = whole.sleeps.iter().rev().find(|s| !s.nap).unwrap();
         let (s, e) = (night.start().to_string(), night.end().to_string());
         let v = call(
             &d,
@@ -840,7 +942,8 @@ mod tests {
             let name = z.name().to_string();
             for now in [noon(), noon() + 200 * DAY_SECS] {
                 let d = DemoUpstream::new(now, z.clone());
-                let a = &d.account;
+                let whole = d.whole();
+                let a = &*whole;
                 assert_eq!(a.trip_tz, trip, "{name}");
                 let mut spans: Vec<(i64, i64)> = a.sleeps.iter().map(|s| (s.start(), s.end())).collect();
                 spans.sort();
@@ -936,7 +1039,8 @@ mod tests {
     #[test]
     fn intraday_adds_up_to_the_day_and_nights_carry_spo2_and_hrv() {
         let d = demo();
-        let a = &d.account;
+        let whole = d.whole();
+        let a = &*whole;
         let yesterday = a.activities.iter().rev().nth(1).unwrap();
         let (start, end) = yesterday.bounds;
         let (s, e) = (start.to_string(), (end - 1).to_string());
