@@ -66,23 +66,21 @@ pub fn records<L: Listed>(
     units: Units,
     keep: &dyn Fn(&L) -> bool,
 ) -> Result<Vec<(Value, String)>> {
-    // Each row's text is parsed once: its tree is decoded and, in the raw and structured modes,
-    // shown (it was parsed twice, and a thousand-row list spent a tenth of its time there).
-    let mut decoded: Vec<(Kept<L>, Value)> = Vec::with_capacity(rows.len());
+    let mut decoded: Vec<Kept<L>> = Vec::with_capacity(rows.len());
     for r in rows {
-        let wire = |e| Error::json(format!("withings {endpoint}"), e);
-        let tree: Value = serde_json::from_str(r.get()).map_err(wire)?;
-        let mut kept = serde::Deserialize::deserialize(&tree).map(L::Wire::keep).map_err(wire)?;
+        let row = serde_json::from_str::<L::Wire>(r.get())
+            .map_err(|e| Error::json(format!("withings {endpoint}"), e))?;
+        let mut kept = row.keep();
         L::set_body_zone(&mut kept, body_zone);
-        decoded.push((kept, tree));
+        decoded.push(kept);
     }
-    let names = decoded.iter().filter_map(|(k, _)| L::zone(k)).chain(body_zone);
+    let names = decoded.iter().filter_map(L::zone).chain(body_zone);
     crate::store::zones::add_record_zones(env, zones, names);
     let shape =
         Shape { domain: L::DOMAIN, last: L::LAST, whole: L::WHOLE, clean: L::CLEAN, passes: L::passes };
     let mut out = Vec::with_capacity(decoded.len());
-    for (rec, raw) in decoded {
-        let shown = L::new(&rec, zones, units);
+    for (raw, rec) in rows.iter().zip(&decoded) {
+        let shown = L::new(rec, zones, units);
         if !keep(&shown) {
             continue;
         }
@@ -111,14 +109,14 @@ fn record_error(e: serde_json::Error) -> Error {
 }
 
 /// What a privacy mode lets out of one record (`ours`: the record as shown, unused in raw mode).
-fn privacy_view(mode: PrivacyMode, raw: Value, ours: Value, shape: &Shape) -> Result<Value> {
+fn privacy_view(mode: PrivacyMode, raw: &RawValue, ours: Value, shape: &Shape) -> Result<Value> {
     let mut v = match mode {
         PrivacyMode::Raw => {
-            let mut v = raw;
+            let mut v: Value = serde_json::from_str(raw.get()).map_err(record_error)?;
             privacy::strip_secrets(&mut v);
             return Ok(v);
         }
-        PrivacyMode::Structured => match (ours, raw) {
+        PrivacyMode::Structured => match (ours, serde_json::from_str(raw.get()).map_err(record_error)?) {
             (Value::Object(ours), Value::Object(upstream)) => {
                 Value::Object(pass_through(ours, upstream, shape))
             }
