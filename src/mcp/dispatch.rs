@@ -78,14 +78,6 @@ impl Reply {
             Reply::Text(t) => t,
         }
     }
-
-    /// The reply as a tree (tests, and callers that look into it).
-    pub fn into_tree(self) -> Value {
-        match self {
-            Reply::Tree(v) => v,
-            Reply::Text(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
-        }
-    }
 }
 
 /// The era a single request is served in.
@@ -187,11 +179,6 @@ impl Engine {
         }
     }
 
-    /// Handles one message; `None` for notifications and client responses.
-    pub fn handle_message(&mut self, v: Value) -> Option<Value> {
-        self.reply(v).map(Reply::into_tree)
-    }
-
     /// Handles one message and returns its reply as it will be written; `None` for
     /// notifications and client responses.
     pub fn reply(&mut self, v: Value) -> Option<Reply> {
@@ -200,10 +187,10 @@ impl Engine {
             Ok(Message::Notification { .. } | Message::Response) => None,
             Ok(Message::Request { id, method, params }) => Some(match self.request(&method, &params) {
                 Ok(Answer::Tree(result)) => Reply::Tree(jsonrpc::result(id, result)),
-                Ok(Answer::Text(result)) => Reply::Text(format!(
-                    "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}",
-                    serde_json::to_string(&id).unwrap_or_default()
-                )),
+                Ok(Answer::Text(result)) => {
+                    let id = serde_json::to_string(&id).unwrap_or_default();
+                    Reply::Text([r#"{"jsonrpc":"2.0","id":"#, &id, r#","result":"#, &result, "}"].concat())
+                }
                 Err(e) => Reply::Tree(jsonrpc::error(id, e)),
             }),
         }
@@ -436,7 +423,7 @@ fn stateless_result(result: Answer, method: &str, params: &Map<String, Value>) -
         Some(t) => {
             let members = serde_json::to_string(&extra).unwrap_or_default();
             match (t.strip_suffix('}'), members.strip_prefix('{')) {
-                (Some(head), Some(tail)) => Answer::Text(format!("{head},{tail}")),
+                (Some(head), Some(tail)) => Answer::Text([head, ",", tail].concat()),
                 _ => Answer::Text(t),
             }
         }

@@ -85,25 +85,38 @@ pub fn list_result(tools: &[Tool], ui: bool) -> String {
 
 /// One tool's entry: name, title, description, schemas, annotations (and `_meta` with `ui`).
 fn entry(out: &mut String, t: &Tool, ui: bool) {
-    let flag = |b: bool| if b { "true" } else { "false" };
     let a = &t.annotations;
-    let (name, title) = (string(t.name), string(t.title));
-    out.push_str(&format!("{{\"name\":{name},\"title\":{title},\"description\":"));
-    out.push_str(&t.text(Part::Description));
-    out.push_str(",\"inputSchema\":");
-    out.push_str(&t.text(Part::Input));
-    out.push_str(",\"outputSchema\":");
-    out.push_str(&t.text(Part::Output));
-    out.push_str(&format!(
-        ",\"annotations\":{{\"title\":{title},\"readOnlyHint\":{},\"destructiveHint\":{},\"idempotentHint\":{},\"openWorldHint\":{}}}",
-        flag(a.read_only),
-        flag(a.destructive),
-        flag(a.idempotent),
-        flag(a.open_world)
-    ));
+    let title = string(t.title);
+    let hints = [
+        (",\"readOnlyHint\":", a.read_only),
+        (",\"destructiveHint\":", a.destructive),
+        (",\"idempotentHint\":", a.idempotent),
+        (",\"openWorldHint\":", a.open_world),
+    ];
+    let parts = [
+        "{\"name\":",
+        &string(t.name),
+        ",\"title\":",
+        &title,
+        ",\"description\":",
+        &t.text(Part::Description),
+        ",\"inputSchema\":",
+        &t.text(Part::Input),
+        ",\"outputSchema\":",
+        &t.text(Part::Output),
+        ",\"annotations\":{\"title\":",
+        &title,
+    ];
+    parts.iter().for_each(|p| out.push_str(p));
+    for (key, on) in hints {
+        out.push_str(key);
+        out.push_str(if on { "true" } else { "false" });
+    }
+    out.push('}');
     if ui && crate::tools::resources::DASHBOARD_TOOLS.contains(&t.name) {
-        let uri = string(crate::tools::resources::DASHBOARD_URI);
-        out.push_str(&format!(",\"_meta\":{{\"ui\":{{\"resourceUri\":{uri}}}}}"));
+        out.push_str(",\"_meta\":{\"ui\":{\"resourceUri\":");
+        out.push_str(&string(crate::tools::resources::DASHBOARD_URI));
+        out.push_str("}}");
     }
     out.push('}');
 }

@@ -293,81 +293,52 @@ pub struct Account {
     pub days: i64,
 }
 
-/// Generates `person`'s whole account as seen at `now` by someone living in `zone`.
-#[cfg(test)]
-pub fn generate(person: &'static Person, now: i64, zone: &Zone) -> Account {
-    let mut acc = Account::new(person, now, zone);
-    acc.reach(DAYS, zone);
+/// Generates the most recent `days` days (at most `DAYS`) of `person`'s account as seen at `now`
+/// by someone living in `zone`. A day's records depend on that day alone, so these are the
+/// records the whole account has for those days, in the same order: an answer about last week
+/// need not build 400 days (that was a third of a weekly brief's instructions).
+pub fn generate(person: &'static Person, now: i64, zone: &Zone, days: i64) -> Account {
+    let days = days.clamp(0, DAYS);
+    let today = zone.local_date(Instant(now));
+    let (trip_tz, trip_zone) = trip_zone(zone, now);
+    let home_tz = zone.name().to_string();
+    let mut acc = Account {
+        person,
+        now,
+        today,
+        home_tz: home_tz.clone(),
+        trip_tz,
+        groups: Vec::new(),
+        activities: Vec::new(),
+        workouts: Vec::new(),
+        sleeps: Vec::new(),
+        hearts: Vec::new(),
+        days,
+    };
+    for back in (0..days).rev() {
+        let trip = person.travels && (TRIP_BACK.1..=TRIP_BACK.0).contains(&back);
+        let day = Day {
+            p: person,
+            date: today.add_days(-back),
+            back,
+            zone: if trip { &trip_zone } else { zone },
+            tz: if trip { trip_tz.to_string() } else { home_tz.clone() },
+            trip_night: if trip { TRIP_BACK.0 - back } else { -1 },
+        };
+        weigh_in(&mut acc, &day);
+        blood_pressure(&mut acc, &day);
+        night(&mut acc, &day);
+        nap(&mut acc, &day);
+        let done = workouts(&mut acc, &day);
+        activity(&mut acc, &day, done, now);
+    }
+    // Nothing exists before it is uploaded.
+    acc.groups.retain(|g| g.created <= now);
+    crate::sort::by_key(&mut acc.groups, |g| (g.date, g.grpid));
+    acc.workouts.retain(|w| w.modified <= now);
+    acc.sleeps.retain(|s| s.created <= now);
+    acc.hearts.retain(|h| h.modified <= now);
     acc
-}
-
-impl Account {
-    /// `person`'s account as seen at `now` by someone living in `zone`, no day generated yet.
-    pub fn new(person: &'static Person, now: i64, zone: &Zone) -> Account {
-        Account {
-            person,
-            now,
-            today: zone.local_date(Instant(now)),
-            home_tz: zone.name().to_string(),
-            trip_tz: trip_zone(zone, now).0,
-            groups: Vec::new(),
-            activities: Vec::new(),
-            workouts: Vec::new(),
-            sleeps: Vec::new(),
-            hearts: Vec::new(),
-            days: 0,
-        }
-    }
-
-    /// Generates the days up to `days` ago (at most `DAYS`) that are not there yet. A day's
-    /// records depend on that day alone, so the account holds the same records, in the same
-    /// order, whether its days came at once or a few at a time: an answer about last week need
-    /// not build 400 days (it was a third of a weekly brief's instructions).
-    pub fn reach(&mut self, days: i64, zone: &Zone) {
-        let days = days.clamp(0, DAYS);
-        if days <= self.days {
-            return;
-        }
-        let (trip_tz, trip_zone) = trip_zone(zone, self.now);
-        let mut older = Account::new(self.person, self.now, zone);
-        for back in (self.days..days).rev() {
-            let trip = self.person.travels && (TRIP_BACK.1..=TRIP_BACK.0).contains(&back);
-            let day = Day {
-                p: self.person,
-                date: self.today.add_days(-back),
-                back,
-                zone: if trip { &trip_zone } else { zone },
-                tz: if trip { trip_tz.to_string() } else { self.home_tz.clone() },
-                trip_night: if trip { TRIP_BACK.0 - back } else { -1 },
-            };
-            weigh_in(&mut older, &day);
-            blood_pressure(&mut older, &day);
-            night(&mut older, &day);
-            nap(&mut older, &day);
-            let done = workouts(&mut older, &day);
-            activity(&mut older, &day, done, self.now);
-        }
-        // Nothing exists before it is uploaded.
-        let now = self.now;
-        older.groups.retain(|g| g.created <= now);
-        older.workouts.retain(|w| w.modified <= now);
-        older.sleeps.retain(|s| s.created <= now);
-        older.hearts.retain(|h| h.modified <= now);
-        // The older days go first; measure groups are in (date, grpid) order, which a late
-        // upload does not change (grpids are unique).
-        older.groups.append(&mut self.groups);
-        crate::sort::by_key(&mut older.groups, |g| (g.date, g.grpid));
-        self.groups = older.groups;
-        older.activities.append(&mut self.activities);
-        self.activities = older.activities;
-        older.workouts.append(&mut self.workouts);
-        self.workouts = older.workouts;
-        older.sleeps.append(&mut self.sleeps);
-        self.sleeps = older.sleeps;
-        older.hearts.append(&mut self.hearts);
-        self.hearts = older.hearts;
-        self.days = days;
-    }
 }
 
 /// The per-day context: which zone the person is in and how long ago the day was.
@@ -927,7 +898,7 @@ mod tests {
     fn the_second_person_has_other_devices_and_habits() {
         let now = days_from_civil(2026, 3, 15) * DAY_SECS + 11 * 3600;
         let zone = Zone::from_posix("CET-1CEST,M3.5.0,M10.5.0/3").unwrap();
-        let (alex, sam) = (generate(&ALEX, now, &zone), generate(&SAM, now, &zone));
+        let (alex, sam) = (generate(&ALEX, now, &zone, DAYS), generate(&SAM, now, &zone, DAYS));
         let devices = |a: &Account| -> Vec<&str> {
             DEVICES.iter().filter(|d| a.person.has(d)).map(|d| d.model).collect()
         };

@@ -28,7 +28,7 @@ use crate::withings::demo::wire::{Obj, list};
 
 use std::cell::RefCell;
 
-use crate::domain::time::{CivilDate, DAY_SECS, Instant, Zone};
+use crate::domain::time::{CivilDate, DAY_SECS, Zone};
 use crate::withings::demo::account::{Account, Person};
 use crate::withings::upstream::{Reply, Upstream};
 use crate::{Error, Result};
@@ -67,7 +67,10 @@ const MARGIN_DAYS: i64 = 2;
 /// A synthetic Withings account answering API requests from memory.
 #[derive(Debug)]
 pub struct DemoUpstream {
+    person: &'static Person,
+    now: i64,
     zone: Zone,
+    /// The days generated so far; regenerated further back when a request reaches further.
     account: RefCell<Account>,
 }
 
@@ -79,7 +82,7 @@ impl DemoUpstream {
 
     /// `person`'s account, as `new` makes the first person's.
     pub fn of(person: &'static Person, now: i64, zone: Zone) -> DemoUpstream {
-        DemoUpstream { account: RefCell::new(Account::new(person, now, &zone)), zone }
+        DemoUpstream { person, now, account: RefCell::new(account::generate(person, now, &zone, 0)), zone }
     }
 
     /// The demo's "today": the local date of `now` in the zone it was built with.
@@ -88,31 +91,27 @@ impl DemoUpstream {
     }
 
     /// How many of the most recent days a request can reach: from the first date it names
-    /// (with a margin), or all of them (`lastupdate` alone, no range, a lookup by id).
+    /// (with a margin), or all of them (`lastupdate`, no range, a lookup by id, the devices).
     fn reach(&self, path: &str, form: &[(&str, String)]) -> i64 {
         let p = Params(form);
-        let (today, now) = (self.today(), self.account.borrow().now);
-        let back = |date: CivilDate| today.days().saturating_sub(date.days()).saturating_add(1 + MARGIN_DAYS);
-        // Any instant before the account's first day reaches all of it.
-        let earliest = now - (account::DAYS + MARGIN_DAYS + 1) * DAY_SECS;
-        let back_epoch = |t: i64| back(self.zone.local_date(Instant(t.clamp(earliest, now))));
-        let epoch = |key: &str| p.int(key).ok().flatten();
-        if p.get("lastupdate").is_some() {
-            return account::DAYS;
-        }
-        let days = match (path.trim_end_matches('/'), p.get("action").unwrap_or("")) {
+        let first = match (path.trim_end_matches('/'), p.get("action").unwrap_or("")) {
+            _ if p.get("lastupdate").is_some() => None,
             ("/measure", "getmeas") | ("/v2/heart", "list") | ("/v2/sleep", "get") => {
-                epoch("startdate").map_or(account::DAYS, back_epoch)
+                p.int("startdate").ok().flatten()
             }
+            // The last 24 hours unless told otherwise.
             ("/v2/measure", "getintradayactivity") => {
-                back_epoch(epoch("startdate").unwrap_or(now - DAY_SECS))
+                Some(p.int("startdate").ok().flatten().unwrap_or(self.now - DAY_SECS))
             }
             ("/v2/measure", "getactivity" | "getworkouts") | ("/v2/sleep", "getsummary") => {
-                p.ymd("startdateymd").ok().flatten().map_or(account::DAYS, back)
+                p.ymd("startdateymd").ok().flatten().map(|d| self.zone.local_midnight(d).0)
             }
-            _ => account::DAYS,
+            _ => None,
         };
-        days.min(account::DAYS)
+        match first {
+            Some(t) => (self.now.saturating_sub(t) / DAY_SECS + 2 + MARGIN_DAYS).min(account::DAYS),
+            None => account::DAYS,
+        }
     }
 }
 
@@ -120,13 +119,10 @@ impl Upstream for DemoUpstream {
     fn post(&self, path: &str, form: &[(&str, String)], bearer: Option<&str>) -> Result<Reply> {
         let days = self.reach(path, form);
         if days > self.account.borrow().days {
-            self.account.borrow_mut().reach(days, &self.zone);
+            *self.account.borrow_mut() = account::generate(self.person, self.now, &self.zone, days);
         }
-        Ok(Reply {
-            http_status: 200,
-            retry_after_secs: None,
-            body: answer(&self.account.borrow(), path, form, bearer),
-        })
+        let body = answer(&self.account.borrow(), path, form, bearer);
+        Ok(Reply { http_status: 200, retry_after_secs: None, body })
     }
 }
 
@@ -404,7 +400,8 @@ mod tests {
         /// The whole account, every day generated.
         fn whole(&self) -> std::cell::Ref<'_, Account> {
             if self.account.borrow().days < account::DAYS {
-                self.account.borrow_mut().reach(account::DAYS, &self.zone);
+                *self.account.borrow_mut() =
+                    account::generate(self.person, self.now, &self.zone, account::DAYS);
             }
             self.account.borrow()
         }
