@@ -147,7 +147,7 @@ impl ExportFormat {
         match s {
             "csv" => Ok(ExportFormat::Csv),
             "jsonl" => Ok(ExportFormat::Jsonl),
-            _ => Err(Error::Usage(format!("export: --format must be csv or jsonl, not `{s}`"))),
+            _ => Err(Box::new(Error::Usage(format!("export: --format must be csv or jsonl, not `{s}`")))),
         }
     }
 
@@ -172,7 +172,7 @@ impl ChartFormat {
         match s {
             "svg" => Ok(ChartFormat::Svg),
             "png" => Ok(ChartFormat::Png),
-            _ => Err(Error::Usage(format!("chart: --format must be svg or png, not `{s}`"))),
+            _ => Err(Box::new(Error::Usage(format!("chart: --format must be svg or png, not `{s}`")))),
         }
     }
 }
@@ -230,9 +230,9 @@ fn parse(mut p: lexopt::Parser) -> Result<Args> {
                     "help" => help_topic(&mut p)?,
                     "version" => simple(&mut p, &mut g, Command::Version, Help::Main)?,
                     other => {
-                        return Err(Error::Usage(format!(
+                        return Err(Box::new(Error::Usage(format!(
                             "unknown command `{other}`; run `withings-mcp --help` for the list"
-                        )));
+                        ))));
                     }
                 };
                 return g.args(command);
@@ -257,7 +257,7 @@ fn serve_opts(p: &mut lexopt::Parser, g: &mut Globals, mut o: ServeOpts) -> Resu
         }
     }
     if !o.http && (o.host.is_some() || o.port.is_some() || o.no_token) {
-        return Err(Error::Usage("--host, --port and --no-token only apply with --http".into()));
+        return Err(Box::new(Error::Usage("--host, --port and --no-token only apply with --http".into())));
     }
     Ok(Command::Serve(o))
 }
@@ -306,7 +306,7 @@ fn auth(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         }
     }
     if o.state.is_some() && o.code.is_none() {
-        return Err(Error::Usage("--state only applies with --code".into()));
+        return Err(Box::new(Error::Usage("--state only applies with --code".into())));
     }
     Ok(Command::Auth(o))
 }
@@ -382,7 +382,7 @@ fn export(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
                 let names: Vec<String> =
                     list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
                 if names.is_empty() {
-                    return Err(Error::Usage("export: --only needs at least one domain".into()));
+                    return Err(Box::new(Error::Usage("export: --only needs at least one domain".into())));
                 }
                 o.only.get_or_insert_with(Vec::new).extend(names);
             }
@@ -421,7 +421,7 @@ fn help_topic(p: &mut lexopt::Parser) -> Result<Command> {
         "chart" => Help::Chart,
         "export" => Help::Export,
         "help" => Help::Main,
-        other => return Err(Error::Usage(format!("help: unknown command `{other}`"))),
+        other => return Err(Box::new(Error::Usage(format!("help: unknown command `{other}`")))),
     };
     Ok(Command::Help(text))
 }
@@ -432,12 +432,13 @@ fn text(p: &mut lexopt::Parser) -> Result<String> {
     Ok(p.value()?.string()?)
 }
 
-fn unexpected(arg: lexopt::Arg) -> Error {
+fn unexpected(arg: lexopt::Arg) -> Box<Error> {
     arg.unexpected().into()
 }
 
 fn parse_port(s: &str) -> Result<u16> {
-    s.parse::<u16>().map_err(|_| Error::Usage(format!("--port: expected a port number 0-65535, got `{s}`")))
+    s.parse::<u16>()
+        .map_err(|_| Box::new(Error::Usage(format!("--port: expected a port number 0-65535, got `{s}`"))))
 }
 
 /// A help text: `--help`, `help COMMAND`. The texts are src/help.txt (in this order, separated

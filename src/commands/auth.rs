@@ -53,7 +53,9 @@ pub fn run(ctx: &Ctx, opts: &AuthOpts) -> Result<u8> {
 /// Signs in and returns what to say about it; never a token. `setup` embeds it in its own result.
 pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Connected> {
     if ctx.demo() {
-        return Err(Error::Unavailable("demo mode needs no sign-in; run `auth` without --demo".into()));
+        return Err(Box::new(Error::Unavailable(
+            "demo mode needs no sign-in; run `auth` without --demo".into(),
+        )));
     }
     let started = Instant::now();
     let cfg = ctx.config()?;
@@ -114,11 +116,11 @@ fn listen(
     pending::add(&anchor, &state, account, ctx.now)?;
     let listening = oauth::loopback(&redirect).and_then(|lb| match callback::Listener::bind(&lb.bind) {
         Ok(server) => Ok((lb, server)),
-        Err(e) => Err(Error::Config(format!(
+        Err(e) => Err(Box::new(Error::Config(format!(
             "cannot listen on {} for the OAuth callback ({e}); free the port or change WITHINGS_REDIRECT_URI, \
              or paste the redirect URL with `auth --code` (this sign-in stays pending 15 minutes)",
             lb.bind
-        ))),
+        )))),
     });
     let (lb, mut server) = match listening {
         Ok(l) => l,
@@ -145,9 +147,9 @@ fn listen(
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(Error::NeedsAuth(format!(
+            return Err(Box::new(Error::NeedsAuth(format!(
                 "timed out after {timeout} s waiting for the Withings callback"
-            )));
+            ))));
         }
         // Short waits, so that a sign-in completed by `auth --code` elsewhere ends this one too.
         let request = match server.next(left.min(Duration::from_secs(1))) {
@@ -183,7 +185,7 @@ fn answer(
     }
     let done = match oauth::callback_from_query(query, state) {
         Ok(cb) => exchange(ctx, cfg, account, started, &cb.code, Some(state)),
-        Err(e @ Error::NeedsAuth(_)) => Err(e),
+        Err(e) if matches!(*e, Error::NeedsAuth(_)) => Err(e),
         Err(e) => {
             // Not this sign-in's callback (no or wrong state: a stray or forged request, or a
             // page that tries to cancel the sign-in): refuse it and keep waiting.

@@ -15,10 +15,10 @@ use crate::{Error, Result};
 /// `{"error": {kind, message, argument?}}` on stdout, the message on stderr, and returns 1.
 pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
     let Some(tool) = tools::find(&opts.tool) else {
-        return Err(Error::Usage(format!(
+        return Err(Box::new(Error::Usage(format!(
             "unknown tool `{}`; run `withings-mcp tools` for the names",
             opts.tool
-        )));
+        ))));
     };
     let args: Value = match &opts.json {
         None => Value::Object(Default::default()),

@@ -82,7 +82,7 @@ impl fmt::Display for ClientKind {
 }
 
 impl FromStr for ClientKind {
-    type Err = Error;
+    type Err = Box<Error>;
 
     fn from_str(s: &str) -> Result<ClientKind> {
         match s.to_ascii_lowercase().as_str() {
@@ -90,10 +90,10 @@ impl FromStr for ClientKind {
             "cursor" => Ok(ClientKind::Cursor),
             "hermes" => Ok(ClientKind::Hermes),
             "generic" => Ok(ClientKind::Generic),
-            _ => Err(Error::Usage(format!(
+            _ => Err(Box::new(Error::Usage(format!(
                 "unknown client `{s}`; expected one of: {}",
                 CLIENT_NAMES.join(", ")
-            ))),
+            )))),
         }
     }
 }
@@ -258,14 +258,14 @@ struct Server<'a> {
 /// PATH the way a shell does.
 fn command_text(exe: &Path) -> Result<String> {
     if !exe.is_absolute() {
-        return Err(Error::Config(format!(
+        return Err(Box::new(Error::Config(format!(
             "the server command must be an absolute path, not {}",
             exe.display()
-        )));
+        ))));
     }
     match exe.to_str() {
         Some(s) => Ok(s.to_string()),
-        None => Err(Error::Config(format!("the server path {} is not valid UTF-8", exe.display()))),
+        None => Err(Box::new(Error::Config(format!("the server path {} is not valid UTF-8", exe.display())))),
     }
 }
 

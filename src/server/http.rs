@@ -166,10 +166,10 @@ pub fn bind_ip(host: &str) -> Result<IpAddr> {
     };
     match ip.is_loopback() {
         true => Ok(ip),
-        false => Err(Error::Config(format!(
+        false => Err(Box::new(Error::Config(format!(
             "refusing to listen on `{host}`: the HTTP server only binds loopback addresses (127.0.0.1, ::1, localhost), \
              because it serves personal health data without authentication"
-        ))),
+        )))),
     }
 }
 
@@ -336,7 +336,7 @@ mod tests {
         }
         for host in ["0.0.0.0", "::", "192.0.2.1", "example.com", ""] {
             let err = bind_ip(host).unwrap_err();
-            assert!(matches!(err, Error::Config(_)), "{host}: {err}");
+            assert!(matches!(*err, Error::Config(_)), "{host}: {err}");
             assert!(err.to_string().contains("loopback"), "{host}: {err}");
         }
     }

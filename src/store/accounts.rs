@@ -110,10 +110,10 @@ impl Accounts {
         let dir = self.dir.join(account.name());
         for d in [&self.dir, &dir] {
             if fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_symlink()) {
-                return Err(Error::Config(format!(
+                return Err(Box::new(Error::Config(format!(
                     "{} is a symbolic link; account files must stay inside ~/.withings-mcp (remove the link)",
                     d.display()
-                )));
+                ))));
             }
         }
         Ok(dir.join("tokens.json"))
@@ -155,11 +155,11 @@ impl Accounts {
         let path = self.token_path(account)?;
         let fresh = tokens::merge(None, grant, now)?;
         if let Some(other) = fresh.userid.as_deref().and_then(|u| self.holder(u, account)) {
-            return Err(Error::NeedsAuth(format!(
+            return Err(Box::new(Error::NeedsAuth(format!(
                 "this Withings user is already connected as account `{other}`, so it was not stored as `{account}` \
                  ({other}'s tokens are unchanged); to connect another person, sign out of Withings in the browser \
                  and sign in as that person"
-            )));
+            ))));
         }
         let _lock = tokens::lock(&path)?;
         tokens::save(&path, &fresh)?;

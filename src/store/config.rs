@@ -180,7 +180,7 @@ impl Env {
     pub fn home(&self) -> Result<PathBuf> {
         match self.get("HOME") {
             Some(h) => Ok(PathBuf::from(h)),
-            None => Err(Error::Config("HOME is not set; cannot locate ~/.withings-mcp".into())),
+            None => Err(Box::new(Error::Config("HOME is not set; cannot locate ~/.withings-mcp".into()))),
         }
     }
 
@@ -194,7 +194,9 @@ impl Env {
     pub fn account(&self) -> Result<Account> {
         match self.get(ACCOUNT_VAR) {
             None => Ok(Account::default()),
-            Some(name) => Account::parse(name).map_err(|e| Error::Usage(format!("{ACCOUNT_VAR}: {e}"))),
+            Some(name) => {
+                Account::parse(name).map_err(|e| Box::new(Error::Usage(format!("{ACCOUNT_VAR}: {e}"))))
+            }
         }
     }
 
@@ -284,10 +286,10 @@ impl Config {
     pub fn require(&self, key: Key) -> Result<&str> {
         match self.get(key) {
             Some(v) => Ok(v),
-            None => Err(Error::Config(format!(
+            None => Err(Box::new(Error::Config(format!(
                 "{} is not set; run `withings-mcp setup` or set the environment variable",
                 key.name()
-            ))),
+            )))),
         }
     }
 
@@ -295,7 +297,9 @@ impl Config {
     pub fn named<T: Named>(&self, key: Key) -> Result<Option<T>> {
         match self.get(key) {
             None => Ok(None),
-            Some(v) => T::parse(v).map(Some).map_err(|e| Error::Config(format!("{}: {e}", key.name()))),
+            Some(v) => {
+                T::parse(v).map(Some).map_err(|e| Box::new(Error::Config(format!("{}: {e}", key.name()))))
+            }
         }
     }
 

@@ -27,10 +27,10 @@ impl OutDir {
         match lock.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                return Err(Error::Config(format!(
+                return Err(Box::new(Error::Config(format!(
                     "another export is writing to {}; wait for it to finish",
                     dir.display()
-                )));
+                ))));
             }
             Err(TryLockError::Error(e)) => return Err(Error::io(format!("locking {}", dir.display()), e)),
         }

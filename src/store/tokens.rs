@@ -127,10 +127,10 @@ pub fn load(path: &Path) -> Result<Option<Tokens>> {
     fsutil::check_private(path, "token file")?;
     match serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| lenient(&v)) {
         Some(t) => Ok(Some(t)),
-        None => Err(Error::NeedsAuth(format!(
+        None => Err(Box::new(Error::NeedsAuth(format!(
             "token file {} is not valid token JSON; it was left untouched (auth replaces it only after a successful sign-in)",
             path.display()
-        ))),
+        )))),
     }
 }
 
@@ -235,7 +235,9 @@ fn refresh_locked(
     refresh: &mut dyn FnMut(&Tokens) -> Result<Grant>,
 ) -> Result<String> {
     if current.refresh_token.is_empty() {
-        return Err(Error::NeedsAuth("the stored token has expired and has no refresh token".into()));
+        return Err(Box::new(Error::NeedsAuth(
+            "the stored token has expired and has no refresh token".into(),
+        )));
     }
     let grant = refresh(current)?;
     let next = merge(Some(current), &grant, now)?;
@@ -247,7 +249,7 @@ fn refresh_locked(
 fn require(path: &Path) -> Result<Tokens> {
     match load(path)? {
         Some(t) => Ok(t),
-        None => Err(Error::NeedsAuth(format!("no Withings token yet ({})", path.display()))),
+        None => Err(Box::new(Error::NeedsAuth(format!("no Withings token yet ({})", path.display())))),
     }
 }
 
@@ -438,6 +440,6 @@ mod tests {
         let p = tmp("missing");
         let mut refresh = |_: &Tokens| -> Result<Grant> { panic!("must not refresh") };
         let err = fresh_access_token(&p, 0, &mut refresh).unwrap_err();
-        assert!(matches!(err, Error::NeedsAuth(_)), "{err}");
+        assert!(matches!(*err, Error::NeedsAuth(_)), "{err}");
     }
 }

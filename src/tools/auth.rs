@@ -204,9 +204,9 @@ fn revoke_access(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
             Ok(_) => (true, "Withings revoked this app's access (signed revoke)".to_string()),
             // The local tokens are kept so that the user can retry; saying so is part of the error.
             Err(e) => {
-                return Err(Error::Unavailable(format!(
+                return Err(Box::new(Error::Unavailable(format!(
                     "upstream revoke failed ({e}); local tokens were kept so that you can retry"
-                )));
+                ))));
             }
         },
     };
@@ -230,10 +230,10 @@ fn revoke_access(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
 
 fn refuse_in_demo(ctx: &Ctx) -> Result<()> {
     match ctx.demo() {
-        true => Err(Error::Unavailable(
+        true => Err(Box::new(Error::Unavailable(
             "demo mode has no real Withings account to connect; run without --demo (and WITHINGS_DEMO unset)"
                 .into(),
-        )),
+        ))),
         false => Ok(()),
     }
 }

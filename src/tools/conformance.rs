@@ -182,7 +182,7 @@ fn fixtures() -> Vec<Fixture> {
             Ok(text_output("Multiple content types test:", extra))
         }),
         tool("test_error_handling", "Always fails.", no_args(), |_, _| {
-            Err(Error::Unavailable("This tool intentionally returns an error for testing".into()))
+            Err(Box::new(Error::Unavailable("This tool intentionally returns an error for testing".into())))
         }),
         tool(
             "test_tool_with_logging",
@@ -252,7 +252,7 @@ fn json_schema_2020_12() -> Value {
 }
 
 fn unsupported(_: &Ctx, _: &Map<String, Value>) -> Result<Output> {
-    Err(Error::Unavailable(NOT_STATELESS.into()))
+    Err(Box::new(Error::Unavailable(NOT_STATELESS.into())))
 }
 
 fn fixture_prompts() -> Vec<Prompt> {
@@ -356,7 +356,7 @@ mod tests {
         let err = crate::tools::run(&ctx(), &find("test_error_handling"), &json!({})).unwrap_err();
         assert_eq!(err.to_string(), "This tool intentionally returns an error for testing");
         let err = crate::tools::run(&ctx(), &find("test_sampling"), &json!({})).unwrap_err();
-        assert!(matches!(err, Error::InvalidArgument { ref name, .. } if name == "prompt"));
+        assert!(matches!(*err, Error::InvalidArgument { ref name, .. } if name == "prompt"));
         let err = crate::tools::run(&ctx(), &find("test_sampling"), &json!({"prompt": "hi"})).unwrap_err();
         assert!(err.to_string().contains("stateless"));
     }

@@ -356,10 +356,10 @@ pub fn fetch_records<R: Sourced>(client: &mut Client, range: &Range) -> Result<V
 /// request budget cut short is an error for them.
 fn whole(spec: &Spec, budget_spent: bool) -> Result<()> {
     match budget_spent {
-        true => Err(Error::Budget {
+        true => Err(Box::new(Error::Budget {
             endpoint: format!("{} {}", spec.path, spec.action),
             limit: crate::withings::budget::MAX_REQUESTS,
-        }),
+        })),
         false => Ok(()),
     }
 }
@@ -539,7 +539,7 @@ fn fetch_windows<R: Row>(
         let page = match client.rows::<R>(spec.path, spec.action, &params) {
             Ok(p) => p,
             // Windows were read in this call: return them, with where to go on.
-            Err(Error::Budget { .. }) if i > first => {
+            Err(e) if matches!(*e, Error::Budget { .. }) && i > first => {
                 (next, budget_spent) = (Some(slot(i, 0)), true);
                 break;
             }

@@ -87,15 +87,18 @@ fn get_ecg(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let mut client = ctx.client(&s.cfg, &s.zone)?;
     let endpoint = format!("{HEART} get");
     let answer = match client.call_answer(HEART, "get", &[("signalid", signalid.to_string())]) {
-        Err(Error::Api { status, kind: crate::error::ApiKind::InvalidParams, .. }) => {
-            return Err(Error::arg(
-                "signalid",
-                format!(
-                    "Withings has no ECG {signalid} for this account (status {status}); withings_list_heart lists the signal ids"
-                ),
-            ));
-        }
-        other => other?,
+        Err(e) => match &*e {
+            Error::Api { status, kind: crate::error::ApiKind::InvalidParams, .. } => {
+                return Err(Error::arg(
+                    "signalid",
+                    format!(
+                        "Withings has no ECG {signalid} for this account (status {status}); withings_list_heart lists the signal ids"
+                    ),
+                ));
+            }
+            _ => return Err(e),
+        },
+        Ok(answer) => answer,
     };
     let mut body = answer.value(&endpoint)?;
     let signal: Signal = ecg::decode_signal(&body);

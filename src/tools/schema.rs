@@ -280,7 +280,7 @@ mod tests {
         ];
         for (args, name, text) in cases {
             let err = validate_args(&schema(), &args).unwrap_err();
-            match &err {
+            match &*err {
                 Error::InvalidArgument { name: n, message } => {
                     assert_eq!(n, name, "{args}");
                     assert!(message.contains(text), "{args}: {message}");

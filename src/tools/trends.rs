@@ -304,7 +304,7 @@ fn asleep_readings(
         .collect();
     if spans.len() > client.requests_left() {
         let endpoint = "/v2/measure getintradayactivity".to_string();
-        return Err(Error::Budget { endpoint, limit: crate::withings::budget::MAX_REQUESTS });
+        return Err(Box::new(Error::Budget { endpoint, limit: crate::withings::budget::MAX_REQUESTS }));
     }
     client.expect(spans.len());
     let mut out = Vec::with_capacity(spans.len());
@@ -710,7 +710,7 @@ mod tests {
     fn unknown_metric_names_the_argument() {
         let mut args = Map::new();
         args.insert("metric".into(), json!("bmi"));
-        match find_metric(&args) {
+        match find_metric(&args).map_err(|e| *e) {
             Err(Error::InvalidArgument { name, message }) => {
                 assert_eq!(name, "metric");
                 assert!(message.contains("weight"), "{message}");

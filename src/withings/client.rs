@@ -257,14 +257,17 @@ impl Client {
         form.extend(params.iter().filter(|(k, _)| *k != "action").cloned());
         let token = self.access_token()?;
         match self.send(path, action, &form, Some(&token), true) {
-            Err(Error::Api { kind: ApiKind::Auth, .. }) => {}
+            Err(e) if matches!(*e, Error::Api { kind: ApiKind::Auth, .. }) => {}
             other => return other,
         }
         let token = self.refresh_rejected(&token)?;
         match self.send(path, action, &form, Some(&token), true) {
-            Err(Error::Api { kind: ApiKind::Auth, status, .. }) => Err(Error::NeedsAuth(format!(
-                "Withings refused the access token again after a refresh (status {status})"
-            ))),
+            Err(e) => match &*e {
+                Error::Api { kind: ApiKind::Auth, status, .. } => Err(Box::new(Error::NeedsAuth(format!(
+                    "Withings refused the access token again after a refresh (status {status})"
+                )))),
+                _ => Err(e),
+            },
             other => other,
         }
     }
@@ -353,7 +356,7 @@ impl Client {
             }
             let answer = match self.call_answer(path, action, &p) {
                 Ok(answer) => answer,
-                Err(Error::Budget { .. }) if offset != start_offset => {
+                Err(e) if matches!(*e, Error::Budget { .. }) && offset != start_offset => {
                     return Ok(Walk::Budget { next_offset: offset });
                 }
                 Err(e) => return Err(e),
@@ -369,10 +372,10 @@ impl Client {
             match next {
                 Some(n) if n > here => offset = Some(n),
                 _ => {
-                    return Err(Error::Transport {
+                    return Err(Box::new(Error::Transport {
                         endpoint: format!("{path} {action}"),
                         message: "paging offset did not advance; stopped to avoid a loop".to_string(),
-                    });
+                    }));
                 }
             }
         }
@@ -411,16 +414,18 @@ impl Client {
         // Not retried: a code that reached Withings may already be used.
         let body = match self.send(oauth::TOKEN_PATH, "requesttoken", &form, None, false) {
             Ok(a) => a.value(&format!("{} requesttoken", oauth::TOKEN_PATH))?,
-            Err(Error::Api { status, kind: ApiKind::InvalidParams | ApiKind::Auth, .. }) => {
-                return Err(Error::NeedsAuth(format!(
-                    "Withings refused the authorization code (status {status}): the code is expired or already used \
-                     (codes live 30 seconds), or the redirect URI differs from the app's"
-                )));
-            }
-            Err(e) => return Err(e),
+            Err(e) => match &*e {
+                Error::Api { status, kind: ApiKind::InvalidParams | ApiKind::Auth, .. } => {
+                    return Err(Box::new(Error::NeedsAuth(format!(
+                        "Withings refused the authorization code (status {status}): the code is expired or already used \
+                         (codes live 30 seconds), or the redirect URI differs from the app's"
+                    ))));
+                }
+                _ => return Err(e),
+            },
         };
         let Some(accounts) = &self.accounts else {
-            return Err(Error::Unavailable("the demo account cannot be signed in".into()));
+            return Err(Box::new(Error::Unavailable("the demo account cannot be signed in".into())));
         };
         accounts.store_new_grant(&self.account, &oauth::parse_grant(&body), self.now)
     }
@@ -433,14 +438,14 @@ impl Client {
     fn credentials(&self) -> Result<(String, String)> {
         match (&self.client_id, &self.client_secret) {
             (Some(id), Some(secret)) => Ok((id.clone(), secret.clone())),
-            (None, _) => Err(Error::Config(
+            (None, _) => Err(Box::new(Error::Config(
                 "WITHINGS_CLIENT_ID is not set; run `withings-mcp setup` or set the environment variable"
                     .into(),
-            )),
-            (_, None) => Err(Error::Config(
+            ))),
+            (_, None) => Err(Box::new(Error::Config(
                 "WITHINGS_CLIENT_SECRET is not set; run `withings-mcp setup` or set the environment variable"
                     .into(),
-            )),
+            ))),
         }
     }
 
@@ -456,7 +461,7 @@ impl Client {
 
     fn refresh_rejected(&mut self, rejected: &str) -> Result<String> {
         if self.demo_token.is_some() {
-            return Err(Error::NeedsAuth("the demo account refused its token".into()));
+            return Err(Box::new(Error::NeedsAuth("the demo account refused its token".into())));
         }
         let path = self.token_path.clone();
         let now = self.now;
@@ -475,14 +480,16 @@ impl Client {
         }
         match answer {
             Ok(a) => Ok(oauth::parse_grant(&a.value(&format!("{} requesttoken", oauth::TOKEN_PATH))?)),
-            Err(Error::Api {
-                status,
-                kind: ApiKind::InvalidParams | ApiKind::Auth | ApiKind::Unauthorized,
-                ..
-            }) => Err(Error::NeedsAuth(format!(
-                "Withings refused the refresh token (status {status}): it expired, was revoked or was already used"
-            ))),
-            Err(e) => Err(e),
+            Err(e) => match &*e {
+                Error::Api {
+                    status,
+                    kind: ApiKind::InvalidParams | ApiKind::Auth | ApiKind::Unauthorized,
+                    ..
+                } => Err(Box::new(Error::NeedsAuth(format!(
+                    "Withings refused the refresh token (status {status}): it expired, was revoked or was already used"
+                )))),
+                _ => Err(e),
+            },
         }
     }
 
@@ -509,29 +516,31 @@ impl Client {
             };
             let outcome = match answer {
                 Ok(reply) => judge(reply, path, &endpoint),
-                Err(Error::Transport { message, .. }) => {
-                    Outcome::Retry(Error::Transport { endpoint: endpoint.clone(), message }, None)
-                }
-                Err(e) => Outcome::Fail(e),
+                Err(e) => match *e {
+                    Error::Transport { message, .. } => {
+                        Outcome::Retry(Error::Transport { endpoint: endpoint.clone(), message }, None)
+                    }
+                    e => Outcome::Fail(e),
+                },
             };
             let (err, hint) = match outcome {
                 Outcome::Done(body) => return Ok(body),
-                Outcome::Fail(e) => return Err(e),
+                Outcome::Fail(e) => return Err(Box::new(e)),
                 Outcome::Retry(e, hint) => (e, hint),
             };
             // A request that the deadline cut short did not answer in time.
             if let (Error::Transport { .. }, Some(e)) = (&err, self.deadline_error(&endpoint, Duration::ZERO))
             {
-                return Err(e);
+                return Err(Box::new(e));
             }
             if attempt == tries {
-                return Err(err);
+                return Err(Box::new(err));
             }
             let delay = backoff_ms(&self.retry, attempt, hint, sign::random_u64().unwrap_or(0));
             // A wait that would end past the deadline is not worth starting.
             let late = self.deadline_error(&endpoint, Duration::from_millis(delay)).is_some();
             if waited + delay > self.retry.max_total_ms || late {
-                return Err(err);
+                return Err(Box::new(err));
             }
             let what = match &err {
                 Error::RateLimited { .. } => format!("withings {endpoint}: rate limited"),
@@ -543,17 +552,17 @@ impl Client {
             waited += delay;
             self.slept_ms += delay;
         }
-        Err(Error::Transport { endpoint, message: "no attempt was made".into() })
+        Err(Box::new(Error::Transport { endpoint, message: "no attempt was made".into() }))
     }
 
     /// Lets one request go out under the call's deadline and budget, reports it, and returns the
     /// time left in the call (the request's own timeout is cut to it).
     fn admit(&mut self, endpoint: &str) -> Result<Option<Duration>> {
         if let Some(e) = self.deadline_error(endpoint, Duration::ZERO) {
-            return Err(e);
+            return Err(Box::new(e));
         }
         if self.sent >= self.budget {
-            return Err(Error::Budget { endpoint: endpoint.to_string(), limit: self.budget });
+            return Err(Box::new(Error::Budget { endpoint: endpoint.to_string(), limit: self.budget }));
         }
         self.wait_for_pace();
         self.sent += 1;
@@ -813,7 +822,10 @@ mod tests {
             vec![Ok(Reply { http_status: 429, retry_after_secs: Some(60), body: String::new() })],
             99_999,
         );
-        assert!(matches!(c3.call("/measure", "getmeas", &[]), Err(Error::RateLimited { .. })));
+        assert!(matches!(
+            c3.call("/measure", "getmeas", &[]).map_err(|e| *e),
+            Err(Error::RateLimited { .. })
+        ));
         assert_eq!((c3.requests_sent(), c3.slept_ms()), (1, 0));
         for d in [h, h2, h3] {
             std::fs::remove_dir_all(d).unwrap();
@@ -841,7 +853,7 @@ mod tests {
         drop(l);
         let (mut c, _, h2) = client("reauth2", vec![refused(), grant(), refused()], 99_999);
         let err = c.call("/v2/sleep", "getsummary", &[]).unwrap_err();
-        assert!(matches!(err, Error::NeedsAuth(_)), "{err}");
+        assert!(matches!(*err, Error::NeedsAuth(_)), "{err}");
         std::fs::remove_dir_all(h).unwrap();
         std::fs::remove_dir_all(h2).unwrap();
     }
@@ -857,7 +869,7 @@ mod tests {
             1100,
         );
         let err = c.call("/measure", "getmeas", &[]).unwrap_err();
-        assert!(matches!(err, Error::NeedsAuth(_)), "{err}");
+        assert!(matches!(*err, Error::NeedsAuth(_)), "{err}");
         assert!(err.to_string().contains("refresh token"), "{err}");
         assert_eq!(log.borrow()[0].0, "/v2/oauth2");
         std::fs::remove_dir_all(h).unwrap();
@@ -908,7 +920,7 @@ mod tests {
         assert_eq!(p.timezone.as_deref(), Some("Europe/Paris"), "the last page read");
         // Nothing more goes out: the next request is refused before it is sent.
         let err = c.call("/v2/sleep", "get", &[]).unwrap_err();
-        assert!(matches!(err, Error::Budget { limit: 60, .. }) && err.ends_call(), "{err}");
+        assert!(matches!(*err, Error::Budget { limit: 60, .. }) && err.ends_call(), "{err}");
         assert!(
             err.to_string().contains("/v2/sleep get") && err.to_string().contains("narrow the range"),
             "{err}"
@@ -949,13 +961,13 @@ mod tests {
         let mut c = c.within(&Call { started: Some(started), sink: None }, &cfg).unwrap();
         let err = c.call("/measure", "getmeas", &[]).unwrap_err();
         assert!(
-            matches!(&err, Error::Deadline { secs: 1, endpoint } if endpoint == "/measure getmeas"),
+            matches!(&*err, Error::Deadline { secs: 1, endpoint } if endpoint == "/measure getmeas"),
             "{err}"
         );
         assert!(log.borrow().is_empty());
         let bad = Config::from_env_only(&Env::from_pairs(&[("WITHINGS_CALL_DEADLINE", "0")]));
         let (c, _, h2) = client("deadline-bad", vec![], 99_999);
-        assert!(matches!(c.within(&Call::default(), &bad), Err(Error::Config(_))));
+        assert!(matches!(c.within(&Call::default(), &bad).map_err(|e| *e), Err(Error::Config(_))));
         for d in [h, h2] {
             std::fs::remove_dir_all(d).unwrap();
         }
@@ -1018,7 +1030,7 @@ mod tests {
             99_999,
         );
         let err = c.page_through::<Value>("/measure", "getmeas", &[], 10, None).unwrap_err();
-        assert!(matches!(err, Error::Api { status: 293, .. }), "{err}");
+        assert!(matches!(*err, Error::Api { status: 293, .. }), "{err}");
         std::fs::remove_dir_all(h).unwrap();
         std::fs::remove_dir_all(h2).unwrap();
     }

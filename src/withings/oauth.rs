@@ -73,7 +73,7 @@ pub fn parse_code_or_url(input: &str) -> Result<Callback> {
     let pairs = parse_query(query.split('#').next().unwrap_or_default());
     let get = |k: &str| pairs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
     if let Some(err) = get("error") {
-        return Err(denied(&err));
+        return Err(Box::new(denied(&err)));
     }
     match get("code").filter(|c| !c.is_empty()) {
         Some(code) => Ok(callback(code, get("state"))),
@@ -99,7 +99,7 @@ pub fn callback_from_query(query: &str, expected_state: &str) -> Result<Callback
         None => return Err(Error::arg("state", "is missing from the callback")),
     }
     if let Some(err) = get("error") {
-        return Err(denied(&err));
+        return Err(Box::new(denied(&err)));
     }
     match get("code").filter(|c| !c.is_empty()) {
         Some(code) => Ok(callback(code, Some(expected_state.to_string()))),
@@ -256,7 +256,7 @@ pub fn loopback(redirect_uri: &str) -> Result<Loopback> {
         ))
     };
     let Some(rest) = redirect_uri.strip_prefix("http://") else {
-        return Err(refuse("is not a plain http:// loopback address"));
+        return Err(Box::new(refuse("is not a plain http:// loopback address")));
     };
     let (authority, path) = match rest.find(['/', '?', '#']) {
         Some(i) => (&rest[..i], &rest[i..]),
@@ -268,13 +268,13 @@ pub fn loopback(redirect_uri: &str) -> Result<Loopback> {
         _ => (authority, Some(80)),
     };
     let Some(port) = port else {
-        return Err(refuse("has an invalid port"));
+        return Err(Box::new(refuse("has an invalid port")));
     };
     let bind_host = match host {
         "localhost" | "127.0.0.1" => "127.0.0.1",
         "[::1]" => "[::1]",
         h if h.starts_with("127.") && h.split('.').all(|p| p.parse::<u8>().is_ok()) => h,
-        _ => return Err(refuse("is not on a loopback host (127.0.0.1, localhost or [::1])")),
+        _ => return Err(Box::new(refuse("is not on a loopback host (127.0.0.1, localhost or [::1])"))),
     };
     Ok(Loopback { bind: format!("{bind_host}:{port}"), path: path.to_string() })
 }
@@ -419,7 +419,7 @@ mod tests {
         for (query, want) in cases {
             let got = match callback_from_query(query, "good") {
                 Ok(cb) => format!("code:{}", cb.code),
-                Err(e @ Error::NeedsAuth(_)) => format!("fail:{e}"),
+                Err(e) if matches!(*e, Error::NeedsAuth(_)) => format!("fail:{e}"),
                 Err(e) => format!("ignore:{e}"),
             };
             let (kind, text) = want.split_once(':').unwrap();

@@ -50,7 +50,7 @@ pub fn read<R>(
         let got = match one(client, start, end) {
             Ok(got) => got,
             // Windows were read in this call: return them, with where to go on.
-            Err(Error::Budget { .. }) if i > first => {
+            Err(e) if matches!(*e, Error::Budget { .. }) && i > first => {
                 return Ok(Windowed { rows, next_offset: Some(slot(i, 0)), budget_spent: true });
             }
             Err(e) => return Err(e),
@@ -117,12 +117,12 @@ mod tests {
         let mut budget = |_: &mut Client, start: Instant, e: Instant| -> Result<Vec<(i64, usize)>> {
             match start.0 {
                 0 => records(&mut client(), start, e),
-                _ => Err(Error::Budget { endpoint: "x".into(), limit: 60 }),
+                _ => Err(Box::new(Error::Budget { endpoint: "x".into(), limit: 60 })),
             }
         };
         let got = read(&mut client(), &ws, 10, 0, &mut budget).unwrap();
         assert_eq!((got.rows.len(), got.next_offset, got.budget_spent), (3, Some(WINDOW_SLOTS), true));
         let err = read(&mut client(), &ws, 10, WINDOW_SLOTS, &mut budget).unwrap_err();
-        assert!(matches!(err, Error::Budget { .. }), "nothing read: the error");
+        assert!(matches!(*err, Error::Budget { .. }), "nothing read: the error");
     }
 }

@@ -55,7 +55,7 @@ impl Answer {
 
 /// A decoding failure: text that is not JSON (a proxy page, a truncated answer) is a transport
 /// problem named by its HTTP status, never quoted; JSON of the wrong shape names what was wrong.
-fn decode_error(e: &serde_json::Error, http_status: u16, endpoint: &str) -> Error {
+fn decode_error(e: &serde_json::Error, http_status: u16, endpoint: &str) -> Box<Error> {
     match e.classify() {
         serde_json::error::Category::Data => Error::json(format!("withings {endpoint}"), e),
         _ => fault_error(Fault::Syntax, http_status, endpoint),
@@ -63,13 +63,13 @@ fn decode_error(e: &serde_json::Error, http_status: u16, endpoint: &str) -> Erro
 }
 
 /// [`decode_error`] for the scanner's faults.
-fn fault_error(f: Fault, http_status: u16, endpoint: &str) -> Error {
+fn fault_error(f: Fault, http_status: u16, endpoint: &str) -> Box<Error> {
     match f {
         Fault::Shape(what) => Error::json(format!("withings {endpoint}"), what),
-        Fault::Syntax => Error::Transport {
+        Fault::Syntax => Box::new(Error::Transport {
             endpoint: endpoint.to_string(),
             message: format!("unexpected non-JSON answer (HTTP {http_status})"),
-        },
+        }),
     }
 }
 

@@ -279,7 +279,7 @@ fn auth_status_on_a_data_call_refreshes_once_then_retries() {
     let home2 = TempHome::new("401b");
     store(&home2, "acc-unknown", "ref-unknown", now() + 10_000);
     let err = client(&home2, &fake, &[]).call("/v2/measure", "getactivity", &[]).unwrap_err();
-    assert!(matches!(err, Error::NeedsAuth(_)), "{err}");
+    assert!(matches!(*err, Error::NeedsAuth(_)), "{err}");
     assert!(err.to_string().contains("withings-mcp auth"), "{err}");
 }
 
@@ -310,7 +310,7 @@ fn transient_faults_are_retried_within_bounds() {
     fake.fail("/measure", "getmeas", Fault::Status(601), 3);
     let mut c = client(&home, &fake, &[]);
     let err = c.call("/measure", "getmeas", &[]).unwrap_err();
-    assert!(matches!(err, Error::RateLimited { .. }), "{err}");
+    assert!(matches!(*err, Error::RateLimited { .. }), "{err}");
     assert_eq!(c.requests_sent(), 3, "bounded");
 
     // WITHINGS_NO_RETRY=1: one try only.

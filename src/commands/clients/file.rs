@@ -32,18 +32,18 @@ pub fn read_existing(path: &Path) -> Result<Option<Existing>> {
     // atomic rename would replace the link itself with a regular file, silently cutting the
     // client's config off from the file the user actually manages.
     if meta.file_type().is_symlink() {
-        return Err(unchanged(
+        return Err(Box::new(unchanged(
             path,
             "is a symbolic link, which setup does not replace; add the entry to its target by hand",
-        ));
+        )));
     }
     if !meta.is_file() {
-        return Err(unchanged(path, "is not a regular file"));
+        return Err(Box::new(unchanged(path, "is not a regular file")));
     }
     let bytes = fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Some(Existing { text, meta })),
-        Err(_) => Err(unchanged(path, "is not valid UTF-8")),
+        Err(_) => Err(Box::new(unchanged(path, "is not valid UTF-8"))),
     }
 }
 
@@ -58,10 +58,13 @@ pub fn write_config(
     // Permission bits are checked explicitly: root (and some file systems) would happily write a
     // file or directory the user made read-only, and that choice deserves respect.
     if old.is_some_and(|o| o.meta.permissions().readonly()) {
-        return Err(unchanged(path, "is read-only; make it writable (chmod u+w) or add the entry by hand"));
+        return Err(Box::new(unchanged(
+            path,
+            "is read-only; make it writable (chmod u+w) or add the entry by hand",
+        )));
     }
     let Some(dir) = path.parent() else {
-        return Err(unchanged(path, "has no parent directory"));
+        return Err(Box::new(unchanged(path, "has no parent directory")));
     };
     // The same respect for a read-only HOME (or any read-only ancestor) that the directories
     // below it would be created in: root would otherwise create them regardless.
@@ -136,7 +139,7 @@ fn write_backup(path: &Path, old: &Existing, stamp: &str) -> Result<PathBuf> {
             }
         };
     }
-    Err(unchanged(path, "too many backups with the same timestamp"))
+    Err(Box::new(unchanged(path, "too many backups with the same timestamp")))
 }
 
 /// Creates a new file (never an existing one) readable by the owner only.

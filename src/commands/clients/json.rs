@@ -38,7 +38,7 @@ pub fn merge(path: &Path, old: Option<&str>, name: &str, entry: Value) -> Result
         None | Some("") => Map::new(),
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(map)) => map,
-            Ok(_) => return Err(unchanged(path, "the top level is not a JSON object")),
+            Ok(_) => return Err(Box::new(unchanged(path, "the top level is not a JSON object"))),
             Err(e) => {
                 return Err(Error::json(
                     path.display().to_string(),
@@ -49,7 +49,7 @@ pub fn merge(path: &Path, old: Option<&str>, name: &str, entry: Value) -> Result
     };
     let servers = root.entry("mcpServers").or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(servers) = servers else {
-        return Err(unchanged(path, "`mcpServers` is not a JSON object"));
+        return Err(Box::new(unchanged(path, "`mcpServers` is not a JSON object")));
     };
     if servers.get(name) == Some(&entry) {
         return Ok(None);

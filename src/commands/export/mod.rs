@@ -198,10 +198,10 @@ fn chosen(only: Option<&[String]>) -> Result<Vec<&'static Domain>> {
     let Some(names) = only else { return Ok(DOMAINS.iter().collect()) };
     if let Some(bad) = names.iter().find(|n| !DOMAINS.iter().any(|d| d.name == n.as_str())) {
         let all: Vec<&str> = DOMAINS.iter().map(|d| d.name).collect();
-        return Err(Error::Usage(format!(
+        return Err(Box::new(Error::Usage(format!(
             "export: unknown domain `{bad}` in --only; choose from {}",
             all.join(", ")
-        )));
+        ))));
     }
     Ok(DOMAINS.iter().filter(|d| names.iter().any(|n| n == d.name)).collect())
 }
@@ -212,15 +212,18 @@ fn requested(opts: &ExportOpts, zone: &Zone, now: i64) -> Result<Range> {
     let parse = |flag: &str, value: &Option<String>| -> Result<Option<DateArg>> {
         match value {
             None => Ok(None),
-            Some(v) => {
-                time::parse_date_arg(v).map(Some).map_err(|e| Error::Usage(format!("export: {flag}: {e}")))
-            }
+            Some(v) => time::parse_date_arg(v)
+                .map(Some)
+                .map_err(|e| Box::new(Error::Usage(format!("export: {flag}: {e}")))),
         }
     };
     let after = parse("--after", &opts.after)?.unwrap_or(DateArg::Day(FLOOR));
     let before = parse("--before", &opts.before)?;
     time::resolve_range(Some(after), before, zone, Instant(now), 1).map_err(|e| {
-        Error::Usage(format!("export: {}", e.replace("`after`", "--after").replace("`before`", "--before")))
+        Box::new(Error::Usage(format!(
+            "export: {}",
+            e.replace("`after`", "--after").replace("`before`", "--before")
+        )))
     })
 }
 
@@ -342,7 +345,7 @@ fn first_day(client: &mut Client, source: Source, range: &Range, zone: &Zone) ->
 }
 
 /// The error for an I/O failure on `path`.
-fn writing(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+fn writing(path: &Path) -> impl Fn(std::io::Error) -> Box<Error> + '_ {
     move |e| Error::io(format!("writing {}", path.display()), e)
 }
 

@@ -104,7 +104,7 @@ struct Shape {
     passes: fn(&str, &Value) -> bool,
 }
 
-fn record_error(e: serde_json::Error) -> Error {
+fn record_error(e: serde_json::Error) -> Box<Error> {
     Error::json("a list record", e)
 }
 

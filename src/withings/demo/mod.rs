@@ -45,10 +45,10 @@ pub fn person(account: &crate::store::accounts::Account) -> Result<&'static Pers
     match PEOPLE.iter().position(|p| *p == account.name()) {
         Some(1) => Ok(&account::SAM),
         Some(_) => Ok(&account::ALEX),
-        None => Err(Error::Unavailable(format!(
+        None => Err(Box::new(Error::Unavailable(format!(
             "the demo has no account `{account}`; its accounts are {}",
             PEOPLE.join(", ")
-        ))),
+        )))),
     }
 }
 /// The demo user's id.
