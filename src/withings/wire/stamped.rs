@@ -60,11 +60,12 @@ fn stamp(s: &mut Scan<'_>) -> std::result::Result<Stamped, Fault> {
     let [mut start, mut timestamp, mut date] = [None; 3];
     let mut day = None;
     match s.peek()? {
+        // Keys are matched as bytes, compared in line (a `str` pattern is a call per key tried).
         b'{' => s.object(&mut |s, key| {
-            match key {
-                "startdate" => start = s.lit()?.int(),
-                "timestamp" => timestamp = s.lit()?.int(),
-                "date" => {
+            match key.as_bytes() {
+                b"startdate" => start = s.lit()?.int(),
+                b"timestamp" => timestamp = s.lit()?.int(),
+                b"date" => {
                     let lit = s.lit()?;
                     date = lit.int();
                     day = match &lit {
