@@ -36,6 +36,10 @@ pub trait Listed: Serialize + Sized {
     /// Tidies that object as structured mode shows it (a night's sentinels become `null`).
     const CLEAN: fn(&mut Map<String, Value>) = |_| {};
 
+    /// The row's parsed tree, when decoding it kept one (taken: asked once).
+    fn upstream(_rec: &mut Kept<Self>) -> Option<Value> {
+        None
+    }
     /// True for an upstream field the record does not read, which passes through.
     fn passes(key: &str, value: &Value) -> bool;
     /// The zone the record names, if any.
@@ -79,7 +83,7 @@ pub fn records<L: Listed>(
     let shape =
         Shape { domain: L::DOMAIN, last: L::LAST, whole: L::WHOLE, clean: L::CLEAN, passes: L::passes };
     let mut out = Vec::with_capacity(decoded.len());
-    for (raw, rec) in rows.iter().zip(&decoded) {
+    for (raw, rec) in rows.iter().zip(&mut decoded) {
         let shown = L::new(rec, zones, units);
         if !keep(&shown) {
             continue;
@@ -89,7 +93,7 @@ pub fn records<L: Listed>(
             PrivacyMode::Raw => Value::Null,
             _ => serde_json::to_value(&shown).map_err(record_error)?,
         };
-        out.push((privacy_view(privacy, raw, ours, &shape)?, line));
+        out.push((privacy_view(privacy, raw, L::upstream(rec), ours, &shape)?, line));
     }
     Ok(out)
 }
@@ -108,15 +112,26 @@ fn record_error(e: serde_json::Error) -> Box<Error> {
     Error::json("a list record", e)
 }
 
-/// What a privacy mode lets out of one record (`ours`: the record as shown, unused in raw mode).
-fn privacy_view(mode: PrivacyMode, raw: &RawValue, ours: Value, shape: &Shape) -> Result<Value> {
+/// What a privacy mode lets out of one record (`ours`: the record as shown, unused in raw mode;
+/// `tree`: the row's text parsed, when decoding it parsed it).
+fn privacy_view(
+    mode: PrivacyMode,
+    raw: &RawValue,
+    tree: Option<Value>,
+    ours: Value,
+    shape: &Shape,
+) -> Result<Value> {
+    let upstream = || match tree {
+        Some(v) => Ok(v),
+        None => serde_json::from_str(raw.get()).map_err(record_error),
+    };
     let mut v = match mode {
         PrivacyMode::Raw => {
-            let mut v: Value = serde_json::from_str(raw.get()).map_err(record_error)?;
+            let mut v = upstream()?;
             privacy::strip_secrets(&mut v);
             return Ok(v);
         }
-        PrivacyMode::Structured => match (ours, serde_json::from_str(raw.get()).map_err(record_error)?) {
+        PrivacyMode::Structured => match (ours, upstream()?) {
             (Value::Object(ours), Value::Object(upstream)) => {
                 Value::Object(pass_through(ours, upstream, shape))
             }
