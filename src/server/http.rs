@@ -20,7 +20,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, mpsc};
 use std::time::Duration;
 
 use crate::mcp::jsonrpc::{self, RpcError};
@@ -71,8 +71,7 @@ pub fn run(ctx: &Ctx, opts: &Options, cfg: &Config) -> Result<()> {
         match event {
             Event::Message(job) => {
                 let reply = handle_mcp(ctx, job.version, &job.headers, &job.body);
-                // The I/O thread is gone only when its client is; nobody to tell.
-                let _ = job.reply.send(reply);
+                job.reply.send(reply);
             }
             Event::Failed(e) => return Err(Error::io("accepting HTTP connections", e)),
         }
@@ -105,7 +104,59 @@ struct Job {
     version: Result<Option<&'static str>, String>,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
-    reply: mpsc::Sender<Reply>,
+    reply: Replier,
+}
+
+/// Where the handling thread leaves one job's answer for the connection thread that waits on
+/// it. A one-shot slot rather than a second `mpsc` channel type: each channel type compiles
+/// std's three channel flavours again (binary size).
+struct Slot {
+    answer: Mutex<Answer>,
+    ready: Condvar,
+}
+
+enum Answer {
+    Waiting,
+    Done(Reply),
+    /// The job was dropped unanswered (the handling thread is shutting down).
+    Dropped,
+}
+
+impl Slot {
+    /// Blocks until the job is answered; `None` when it never will be.
+    fn wait(&self) -> Option<Reply> {
+        let mut answer = self.answer.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            match std::mem::replace(&mut *answer, Answer::Waiting) {
+                Answer::Done(reply) => return Some(reply),
+                Answer::Dropped => return None,
+                Answer::Waiting => answer = self.ready.wait(answer).unwrap_or_else(PoisonError::into_inner),
+            }
+        }
+    }
+}
+
+/// The handling thread's end of a [`Slot`]: answers once, or says on drop that no answer comes.
+struct Replier(Arc<Slot>);
+
+impl Replier {
+    fn send(self, reply: Reply) {
+        self.settle(Answer::Done(reply));
+    }
+
+    fn settle(&self, outcome: Answer) {
+        let mut answer = self.0.answer.lock().unwrap_or_else(PoisonError::into_inner);
+        if matches!(*answer, Answer::Waiting) {
+            *answer = outcome;
+            self.0.ready.notify_one();
+        }
+    }
+}
+
+impl Drop for Replier {
+    fn drop(&mut self) {
+        self.settle(Answer::Dropped);
+    }
 }
 
 enum Event {
@@ -265,9 +316,10 @@ fn handle_elsewhere(
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 ) -> Reply {
-    let (reply, answer) = mpsc::channel();
+    let slot = Arc::new(Slot { answer: Mutex::new(Answer::Waiting), ready: Condvar::new() });
+    let reply = Replier(Arc::clone(&slot));
     let sent = events.send(Event::Message(Job { version, headers, body, reply }));
-    match sent.ok().and_then(|()| answer.recv().ok()) {
+    match sent.ok().and_then(|()| slot.wait()) {
         Some(r) => r,
         None => Reply::rpc_error(503, RpcError::new(jsonrpc::INTERNAL_ERROR, "the server is shutting down")),
     }
