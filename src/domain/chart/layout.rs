@@ -4,6 +4,7 @@
 #![warn(clippy::indexing_slicing)]
 
 use crate::domain::chart::{ChartPoint, ChartSpec, TREND_GAP_SECS, XTick};
+use crate::domain::fields::decimal;
 use crate::image::canvas::{Anchor, Pt};
 use crate::image::font;
 
@@ -473,7 +474,7 @@ pub fn num(x: f64, decimals: usize) -> String {
 
 /// Rounds away the 0.30000000000000004 of `k·step` so equality and labels are clean.
 fn clean(x: f64, decimals: usize) -> f64 {
-    num(x, decimals).parse().unwrap_or(x)
+    decimal(&num(x, decimals)).unwrap_or(x)
 }
 
 /// Colours shared by both renderers.

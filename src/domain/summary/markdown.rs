@@ -2,6 +2,7 @@
 //! that the text can never say something the JSON does not (and a misspelled field does not
 //! compile). Masses are kept unrounded there and converted here before rounding.
 
+use crate::domain::fields::decimal;
 use crate::domain::summary::daily::{ActivityOut, Body, HeartOut, NightOut, SleepOut, WeighinOut};
 use crate::domain::summary::weekly::{Period, Scorecard};
 use crate::domain::summary::{Action, Daily, DomainState, Fresh, Keyed, SAFETY, Weekly};
@@ -92,7 +93,7 @@ fn change_cell(c: f64, p: f64, pct: Option<f64>, unit: &str, dp: usize, is_mass:
     };
     // Stones and pounds are shown to a tenth of a pound.
     let dp = if is_mass && u == Units::Uk { 1 } else { dp };
-    let shown = |x: f64| md::n(x, dp).replace(',', "").parse::<f64>().unwrap_or(x);
+    let shown = |x: f64| decimal(&md::n(x, dp).replace(',', "")).unwrap_or(x);
     let delta = md::signed(shown(c) - shown(p), dp);
     match (unit.as_str(), pct) {
         (" %", _) => format!("{delta} percentage points"),

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use crate::domain::fields::Num;
+use crate::domain::fields::{Num, decimal};
 
 /// Why a text could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,10 +57,7 @@ impl Lit<'_> {
             Lit::Float(f) => f.is_finite().then_some(Num::Float(*f)),
             Lit::Str(t) => {
                 let t = t.trim();
-                t.parse()
-                    .map(Num::Int)
-                    .ok()
-                    .or_else(|| t.parse().ok().filter(|f: &f64| f.is_finite()).map(Num::Float))
+                t.parse().map(Num::Int).ok().or_else(|| decimal(t).map(Num::Float))
             }
             _ => None,
         }
@@ -305,10 +302,7 @@ impl<'a> Scan<'a> {
         match n {
             Some(0) if negative => Ok(Lit::Float(-0.0)),
             Some(n) => Ok(Lit::Int(n)),
-            None => match self.since(start).parse::<f64>() {
-                Ok(f) if f.is_finite() => Ok(Lit::Float(f)),
-                _ => Err(Fault::Syntax),
-            },
+            None => decimal(self.since(start)).map(Lit::Float).ok_or(Fault::Syntax),
         }
     }
 
