@@ -509,16 +509,28 @@ fn measures(s: &mut Scan<'_>) -> std::result::Result<Vec<Measure>, Fault> {
         if s.peek()? != b'{' {
             return Err(Fault::Shape("a measure is not an object"));
         }
-        let [mut value, mut code, mut unit, mut position] = [None; 4];
         // Keys are matched as bytes, compared in line, where a `str` pattern is a call per key
         // tried: a tenth of a ten-year trend's reading.
+        let slot = |key: &[u8]| match key {
+            b"value" => Some(0),
+            b"type" => Some(1),
+            b"unit" => Some(2),
+            b"position" => Some(3),
+            _ => None,
+        };
+        // Most measures are a few integers: read in place, the rest by the general reader.
+        if let Some([value, code, unit, position]) = s.int_object(slot) {
+            out.extend(measure(value, code, unit, position));
+            return Ok(());
+        }
+        let [mut value, mut code, mut unit, mut position] = [None; 4];
         s.object(&mut |s, key| {
-            let slot = match key.as_bytes() {
-                b"value" => &mut value,
-                b"type" => &mut code,
-                b"unit" => &mut unit,
-                b"position" => &mut position,
-                _ => return s.skip(),
+            let slot = match slot(key.as_bytes()) {
+                Some(0) => &mut value,
+                Some(1) => &mut code,
+                Some(2) => &mut unit,
+                Some(_) => &mut position,
+                None => return s.skip(),
             };
             *slot = s.lit()?.int();
             Ok(())
