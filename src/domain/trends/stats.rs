@@ -34,18 +34,23 @@ pub fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
     if subsampled {
         pts = thin(&pts, max_points);
     }
-    let mut slopes = Vec::with_capacity(pts.len().saturating_mul(pts.len().saturating_sub(1)) / 2);
+    // Written in place into room for every pair, then cut to those kept: `push` was a call and
+    // a capacity check per slope, for up to half a million slopes per series.
+    let mut slopes = vec![0; pts.len().saturating_mul(pts.len().saturating_sub(1)) / 2];
+    let mut kept = 0;
     for (i, a) in pts.iter().enumerate() {
         for b in pts.iter().skip(i + 1) {
             let dx = b.0 - a.0;
             if dx > 0.0 {
                 let s = (b.1 - a.1) / dx * 7.0;
-                if s.is_finite() {
-                    slopes.push(key(s));
+                if let (true, Some(slot)) = (s.is_finite(), slopes.get_mut(kept)) {
+                    *slot = key(s);
+                    kept += 1;
                 }
             }
         }
     }
+    slopes.truncate(kept);
     if slopes.is_empty() {
         return None;
     }
