@@ -264,18 +264,20 @@ impl<'a> Scan<'a> {
             if self.peek().ok()? != b'"' {
                 return None;
             }
-            let start = self.at + 1;
-            let len = bytes.get(start..)?.iter().position(|&b| matches!(b, b'"' | b'\\' | 0..=0x1f))?;
-            if bytes.get(start + len) != Some(&b'"') {
+            self.at += 1;
+            let start = self.at;
+            // Stopped at an escape: declined; at a control character: not JSON.
+            if self.plain().ok()? {
                 return None;
             }
-            self.at = start + len + 1;
+            let key = bytes.get(start..self.at)?;
+            self.at += 1;
             if self.peek().ok()? != b':' {
                 return None;
             }
             self.at += 1;
             let n = self.small_int()?;
-            if let Some(i) = slot(bytes.get(start..start + len)?) {
+            if let Some(i) = slot(key) {
                 *out.get_mut(i)? = Some(n);
             }
             match self.peek().ok()? {
@@ -295,14 +297,21 @@ impl<'a> Scan<'a> {
     fn small_int(&mut self) -> Option<i64> {
         let negative = self.peek().ok()? == b'-';
         self.at += usize::from(negative);
-        let len = self.run_of_digits();
-        let run = self.text.as_bytes().get(self.at..self.at + len)?;
+        let (bytes, first) = (self.text.as_bytes(), self.at);
+        let mut n = 0i64;
+        // Gathered as the digits pass; past eighteen, which always fit, declined.
+        while let Some(&d @ b'0'..=b'9') = bytes.get(self.at) {
+            if self.at - first == 18 {
+                return None;
+            }
+            n = n * 10 + i64::from(d - b'0');
+            self.at += 1;
+        }
+        let len = self.at - first;
         // A leading zero before another digit is not JSON: the general reader refuses it.
-        if len == 0 || len > 18 || (len > 1 && run.first() == Some(&b'0')) {
+        if len == 0 || (len > 1 && bytes.get(first) == Some(&b'0')) {
             return None;
         }
-        let n = run.iter().fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
-        self.at += len;
         Some(if negative { -n } else { n })
     }
 
