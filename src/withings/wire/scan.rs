@@ -200,6 +200,9 @@ impl<'a> Scan<'a> {
     /// closure call per element cost twice the walk.
     pub fn skip(&mut self) -> Result<(), Fault> {
         let close = match self.peek()? {
+            // An object of integers (a measure: most of what a list's first pass skips) is
+            // passed over in place, without a call per entry.
+            b'{' if self.int_object::<0>(|_| None).is_some() => return Ok(()),
             b'{' => b'}',
             b'[' => b']',
             b'"' => return self.skip_string(),
@@ -256,7 +259,8 @@ impl<'a> Scan<'a> {
     ) -> Option<[Option<i64>; N]> {
         let bytes = self.text.as_bytes();
         let mut out = [None; N];
-        if self.peek().ok()? != b'{' {
+        // As deep as `deeper` allows, where the general reader refuses an object.
+        if self.depth >= MAX_DEPTH || self.peek().ok()? != b'{' {
             return None;
         }
         self.at += 1;
@@ -643,11 +647,18 @@ mod tests {
                 })?;
                 Ok(out)
             });
+            let theirs = serde_json::from_str::<IgnoredAny>(text).is_ok();
+            assert_eq!(whole(text, |s| s.skip()).is_ok(), theirs, "skip {text}");
             let mut s = Scan::new(text);
             match s.int_object::<2>(slot) {
                 Some(fast) => assert_eq!((Ok(fast), s.end()), (general, Ok(())), "{text}"),
                 None => assert_eq!(s.at(), 0, "{text}"),
             }
+        }
+        // Passed over at the greatest depth, refused past it, as the general reader does.
+        for (depth, ok) in [(127, true), (128, false)] {
+            let text = format!("{}{{\"a\":1}}{}", "[".repeat(depth), "]".repeat(depth));
+            assert_eq!(whole(&text, |s| s.skip()).is_ok(), ok, "depth {depth}");
         }
     }
 
