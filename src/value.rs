@@ -28,15 +28,54 @@ pub fn object(fields: &mut [(&str, Value)]) -> Value {
     Value::Object(map)
 }
 
+/// An object whose keys are all literals: the keys come as one string, each followed by a NUL,
+/// so a site passes one `&str` for all its keys, not one per field (a key is never empty of
+/// meaning and never holds a NUL). Otherwise as `object`.
+#[doc(hidden)]
+pub fn packed(keys: &str, values: &mut [Value]) -> Value {
+    let mut map = Map::new();
+    for (key, value) in keys.split_terminator('\0').zip(values) {
+        map.insert(key.to_string(), std::mem::take(value));
+    }
+    Value::Object(map)
+}
+
 /// serde_json's `json!` syntax: `null`, `{ "key": value, … }` (a key is a literal, a name or a parenthesised expression, of `str`), `[…]`,
 /// or any expression that serialises. Nested objects and arrays follow the same rules.
 macro_rules! json {
     (null) => { serde_json::Value::Null };
-    ({ $($fields:tt)* }) => {
-        $crate::value::object(&mut *::std::mem::ManuallyDrop::new($crate::value::json!(@fields [] $($fields)*)))
-    };
+    ({ $($fields:tt)* }) => { $crate::value::json!(@packed [] [] $($fields)*) };
     ([ $($items:tt)* ]) => { serde_json::Value::Array($crate::value::json!(@items [] $($items)*)) };
     ($value:expr) => { $crate::value::to(&$value) };
+
+    // Literal keys are packed into one string (`packed`); at the first key that is not a
+    // literal, the fields so far are handed to the general form, a (key, value) pair each.
+    (@packed [$($keys:literal)*] [$($vals:tt)*]) => {
+        $crate::value::packed(
+            concat!($($keys, "\0",)*),
+            &mut *::std::mem::ManuallyDrop::new([$($vals),*]),
+        )
+    };
+    (@packed [$($keys:literal)*] [$($vals:tt)*] $key:literal : null $(, $($rest:tt)*)?) => {
+        $crate::value::json!(@packed [$($keys)* $key] [$($vals)* (serde_json::Value::Null)] $($($rest)*)?)
+    };
+    (@packed [$($keys:literal)*] [$($vals:tt)*] $key:literal : { $($v:tt)* } $(, $($rest:tt)*)?) => {
+        $crate::value::json!(@packed [$($keys)* $key] [$($vals)* ($crate::value::json!({ $($v)* }))] $($($rest)*)?)
+    };
+    (@packed [$($keys:literal)*] [$($vals:tt)*] $key:literal : [ $($v:tt)* ] $(, $($rest:tt)*)?) => {
+        $crate::value::json!(@packed [$($keys)* $key] [$($vals)* ($crate::value::json!([ $($v)* ]))] $($($rest)*)?)
+    };
+    (@packed [$($keys:literal)*] [$($vals:tt)*] $key:literal : $v:expr , $($rest:tt)*) => {
+        $crate::value::json!(@packed [$($keys)* $key] [$($vals)* ($crate::value::to(&$v))] $($rest)*)
+    };
+    (@packed [$($keys:literal)*] [$($vals:tt)*] $key:literal : $v:expr) => {
+        $crate::value::json!(@packed [$($keys)* $key] [$($vals)* ($crate::value::to(&$v))])
+    };
+    (@packed [$($keys:literal)*] [$($vals:tt)*] $($rest:tt)+) => {
+        $crate::value::object(&mut *::std::mem::ManuallyDrop::new(
+            $crate::value::json!(@fields [$((&*$keys, $vals),)*] $($rest)+),
+        ))
+    };
 
     (@fields [$($out:tt)*]) => { [$($out)*] };
     (@fields [$($out:tt)*] $key:tt : null $(, $($rest:tt)*)?) => {
