@@ -40,12 +40,22 @@ pub fn packed(keys: &str, values: &mut [Value]) -> Value {
     Value::Object(map)
 }
 
+/// An array from its items, taken as `object` takes its fields: one non-generic function, not a
+/// `vec!` allocation expanded at every site.
+#[doc(hidden)]
+pub fn array(items: &mut [Value]) -> Value {
+    Value::Array(items.iter_mut().map(std::mem::take).collect())
+}
+
 /// serde_json's `json!` syntax: `null`, `{ "key": value, … }` (a key is a literal, a name or a parenthesised expression, of `str`), `[…]`,
 /// or any expression that serialises. Nested objects and arrays follow the same rules.
 macro_rules! json {
     (null) => { serde_json::Value::Null };
     ({ $($fields:tt)* }) => { $crate::value::json!(@packed [] [] $($fields)*) };
-    ([ $($items:tt)* ]) => { serde_json::Value::Array($crate::value::json!(@items [] $($items)*)) };
+    ([]) => { serde_json::Value::Array(::std::vec::Vec::new()) };
+    ([ $($items:tt)+ ]) => {
+        $crate::value::array(&mut *::std::mem::ManuallyDrop::new($crate::value::json!(@items [] $($items)+)))
+    };
     ($value:expr) => { $crate::value::to(&$value) };
 
     // Literal keys are packed into one string (`packed`); at the first key that is not a
@@ -94,7 +104,7 @@ macro_rules! json {
         $crate::value::json!(@fields [$($out)* (&*$key, $crate::value::to(&$v)),])
     };
 
-    (@items [$($out:tt)*]) => { vec![$($out)*] };
+    (@items [$($out:tt)*]) => { [$($out)*] };
     (@items [$($out:tt)*] null $(, $($rest:tt)*)?) => {
         $crate::value::json!(@items [$($out)* serde_json::Value::Null,] $($($rest)*)?)
     };
