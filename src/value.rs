@@ -13,7 +13,12 @@ use serde_json::{Map, Value};
 /// One value, as serde_json's `to_value` makes it.
 #[doc(hidden)]
 pub fn to<T: Serialize + ?Sized>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
+    or_null(serde_json::to_value(value))
+}
+
+/// The error case of `to`, once: not a drop of the error in every type's copy of `to`.
+fn or_null(value: serde_json::Result<Value>) -> Value {
+    value.unwrap_or(Value::Null)
 }
 
 /// An object from its fields, in order; a repeated key keeps its first place and last value.
