@@ -112,19 +112,29 @@ impl fmt::Display for Foreign {
 pub type Result<T, E = Box<Error>> = std::result::Result<T, E>;
 
 impl Error {
+    // Each generic shorthand only converts its arguments and calls a non-generic function that
+    // boxes the error: the allocation is compiled once, not once per argument type.
     /// Shorthand for an invalid argument error.
     pub fn arg(name: &str, message: impl Into<String>) -> Box<Error> {
-        Box::new(Error::InvalidArgument { name: name.to_string(), message: message.into() })
+        Self::boxed(Error::InvalidArgument { name: name.to_string(), message: message.into() })
     }
 
     /// Shorthand for an I/O error with context (usually a path).
     pub fn io(context: impl Into<String>, source: io::Error) -> Box<Error> {
-        Box::new(Error::Io { context: context.into(), source })
+        Self::boxed(Error::Io { context: context.into(), source })
     }
 
     /// Shorthand for a JSON decoding error with context; the message is treated as foreign.
     pub fn json(context: impl Into<String>, message: impl fmt::Display) -> Box<Error> {
-        Box::new(Error::Json { context: context.into(), message: Foreign::new(&message.to_string()) })
+        Self::json_text(context.into(), &message)
+    }
+
+    fn json_text(context: String, message: &dyn fmt::Display) -> Box<Error> {
+        Self::boxed(Error::Json { context, message: Foreign::new(&message.to_string()) })
+    }
+
+    fn boxed(error: Error) -> Box<Error> {
+        Box::new(error)
     }
 
     /// This error as met by `account`: a `NeedsAuth` of an account other than `default` names
