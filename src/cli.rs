@@ -147,7 +147,7 @@ impl ExportFormat {
         match s {
             "csv" => Ok(ExportFormat::Csv),
             "jsonl" => Ok(ExportFormat::Jsonl),
-            _ => Err(Box::new(Error::Usage(format!("export: --format must be csv or jsonl, not `{s}`")))),
+            _ => Err(Error::boxed(Error::Usage(format!("export: --format must be csv or jsonl, not `{s}`")))),
         }
     }
 
@@ -172,7 +172,7 @@ impl ChartFormat {
         match s {
             "svg" => Ok(ChartFormat::Svg),
             "png" => Ok(ChartFormat::Png),
-            _ => Err(Box::new(Error::Usage(format!("chart: --format must be svg or png, not `{s}`")))),
+            _ => Err(Error::boxed(Error::Usage(format!("chart: --format must be svg or png, not `{s}`")))),
         }
     }
 }
@@ -230,7 +230,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Args> {
                     "help" => help_topic(&mut p)?,
                     "version" => simple(&mut p, &mut g, Command::Version, Help::Main)?,
                     other => {
-                        return Err(Box::new(Error::Usage(format!(
+                        return Err(Error::boxed(Error::Usage(format!(
                             "unknown command `{other}`; run `withings-mcp --help` for the list"
                         ))));
                     }
@@ -257,7 +257,9 @@ fn serve_opts(p: &mut lexopt::Parser, g: &mut Globals, mut o: ServeOpts) -> Resu
         }
     }
     if !o.http && (o.host.is_some() || o.port.is_some() || o.no_token) {
-        return Err(Box::new(Error::Usage("--host, --port and --no-token only apply with --http".into())));
+        return Err(Error::boxed(Error::Usage(
+            "--host, --port and --no-token only apply with --http".into(),
+        )));
     }
     Ok(Command::Serve(o))
 }
@@ -306,7 +308,7 @@ fn auth(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         }
     }
     if o.state.is_some() && o.code.is_none() {
-        return Err(Box::new(Error::Usage("--state only applies with --code".into())));
+        return Err(Error::boxed(Error::Usage("--state only applies with --code".into())));
     }
     Ok(Command::Auth(o))
 }
@@ -382,7 +384,9 @@ fn export(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
                 let names: Vec<String> =
                     list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
                 if names.is_empty() {
-                    return Err(Box::new(Error::Usage("export: --only needs at least one domain".into())));
+                    return Err(Error::boxed(Error::Usage(
+                        "export: --only needs at least one domain".into(),
+                    )));
                 }
                 o.only.get_or_insert_with(Vec::new).extend(names);
             }
@@ -421,7 +425,7 @@ fn help_topic(p: &mut lexopt::Parser) -> Result<Command> {
         "chart" => Help::Chart,
         "export" => Help::Export,
         "help" => Help::Main,
-        other => return Err(Box::new(Error::Usage(format!("help: unknown command `{other}`")))),
+        other => return Err(Error::boxed(Error::Usage(format!("help: unknown command `{other}`")))),
     };
     Ok(Command::Help(text))
 }
@@ -438,7 +442,7 @@ fn unexpected(arg: lexopt::Arg) -> Box<Error> {
 
 fn parse_port(s: &str) -> Result<u16> {
     s.parse::<u16>()
-        .map_err(|_| Box::new(Error::Usage(format!("--port: expected a port number 0-65535, got `{s}`"))))
+        .map_err(|_| Error::boxed(Error::Usage(format!("--port: expected a port number 0-65535, got `{s}`"))))
 }
 
 /// A help text: `--help`, `help COMMAND`. The texts are src/help.txt (in this order, separated

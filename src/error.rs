@@ -133,7 +133,9 @@ impl Error {
         Self::boxed(Error::Json { context, message: Foreign::new(&message.to_string()) })
     }
 
-    fn boxed(error: Error) -> Box<Error> {
+    /// The error, boxed: the one place that allocates one (one allocation call and failure
+    /// path, not one at every site that builds an error).
+    pub(crate) fn boxed(error: Error) -> Box<Error> {
         Box::new(error)
     }
 
@@ -240,6 +242,6 @@ impl std::error::Error for Error {
 
 impl From<lexopt::Error> for Box<Error> {
     fn from(e: lexopt::Error) -> Box<Error> {
-        Box::new(Error::Usage(e.to_string()))
+        Error::boxed(Error::Usage(e.to_string()))
     }
 }

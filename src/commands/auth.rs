@@ -53,7 +53,7 @@ pub fn run(ctx: &Ctx, opts: &AuthOpts) -> Result<u8> {
 /// Signs in and returns what to say about it; never a token. `setup` embeds it in its own result.
 pub fn connect(ctx: &Ctx, opts: &AuthOpts) -> Result<Connected> {
     if ctx.demo() {
-        return Err(Box::new(Error::Unavailable(
+        return Err(Error::boxed(Error::Unavailable(
             "demo mode needs no sign-in; run `auth` without --demo".into(),
         )));
     }
@@ -116,7 +116,7 @@ fn listen(
     pending::add(&anchor, &state, account, ctx.now)?;
     let listening = oauth::loopback(&redirect).and_then(|lb| match callback::Listener::bind(&lb.bind) {
         Ok(server) => Ok((lb, server)),
-        Err(e) => Err(Box::new(Error::Config(format!(
+        Err(e) => Err(Error::boxed(Error::Config(format!(
             "cannot listen on {} for the OAuth callback ({e}); free the port or change WITHINGS_REDIRECT_URI, \
              or paste the redirect URL with `auth --code` (this sign-in stays pending 15 minutes)",
             lb.bind
@@ -147,7 +147,7 @@ fn listen(
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(Box::new(Error::NeedsAuth(format!(
+            return Err(Error::boxed(Error::NeedsAuth(format!(
                 "timed out after {timeout} s waiting for the Withings callback"
             ))));
         }

@@ -15,7 +15,7 @@ use crate::{Error, Result};
 /// `{"error": {kind, message, argument?}}` on stdout, the message on stderr, and returns 1.
 pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
     let Some(tool) = tools::find(&opts.tool) else {
-        return Err(Box::new(Error::Usage(format!(
+        return Err(Error::boxed(Error::Usage(format!(
             "unknown tool `{}`; run `withings-mcp tools` for the names",
             opts.tool
         ))));

@@ -24,7 +24,7 @@ pub fn run(ctx: &Ctx, opts: &ChartOpts) -> Result<u8> {
     }
     // A bad metric, date or unit system is a mistake on the command line: exit 2.
     let spec = trends::chart_for_command(&ctx.begin_call(None), &args).map_err(|e| match *e {
-        Error::InvalidArgument { .. } => Box::new(Error::Usage(format!("chart: {e}"))),
+        Error::InvalidArgument { .. } => Error::boxed(Error::Usage(format!("chart: {e}"))),
         _ => e,
     })?;
     let bytes = match opts.format() {

@@ -90,7 +90,7 @@ impl FromStr for ClientKind {
             "cursor" => Ok(ClientKind::Cursor),
             "hermes" => Ok(ClientKind::Hermes),
             "generic" => Ok(ClientKind::Generic),
-            _ => Err(Box::new(Error::Usage(format!(
+            _ => Err(Error::boxed(Error::Usage(format!(
                 "unknown client `{s}`; expected one of: {}",
                 CLIENT_NAMES.join(", ")
             )))),
@@ -258,14 +258,16 @@ struct Server<'a> {
 /// PATH the way a shell does.
 fn command_text(exe: &Path) -> Result<String> {
     if !exe.is_absolute() {
-        return Err(Box::new(Error::Config(format!(
+        return Err(Error::boxed(Error::Config(format!(
             "the server command must be an absolute path, not {}",
             exe.display()
         ))));
     }
     match exe.to_str() {
         Some(s) => Ok(s.to_string()),
-        None => Err(Box::new(Error::Config(format!("the server path {} is not valid UTF-8", exe.display())))),
+        None => {
+            Err(Error::boxed(Error::Config(format!("the server path {} is not valid UTF-8", exe.display()))))
+        }
     }
 }
 

@@ -130,7 +130,7 @@ struct Settings {
 /// existing file (in that order), and checks them.
 fn settings(ctx: &Ctx, opts: &SetupOpts, config: &Map<String, Value>) -> Result<Settings> {
     if opts.client_secret.is_some() && opts.client_secret_stdin {
-        return Err(Box::new(Error::Usage(
+        return Err(Error::boxed(Error::Usage(
             "give the client secret once: --client-secret or --client-secret-stdin".into(),
         )));
     }
@@ -154,7 +154,7 @@ fn settings(ctx: &Ctx, opts: &SetupOpts, config: &Map<String, Value>) -> Result<
     }
     let redirect = redirect.unwrap_or_else(|| DEFAULT_REDIRECT_URI.to_string());
     if !(redirect.starts_with("http://") || redirect.starts_with("https://")) {
-        return Err(Box::new(Error::Usage(format!(
+        return Err(Error::boxed(Error::Usage(format!(
             "--redirect-uri must be an http:// or https:// URL, got {redirect}"
         ))));
     }
@@ -162,7 +162,7 @@ fn settings(ctx: &Ctx, opts: &SetupOpts, config: &Map<String, Value>) -> Result<
     if let Some(p) = &privacy
         && let Err(e) = PrivacyMode::parse(p)
     {
-        return Err(Box::new(Error::Usage(format!("--privacy-mode: {e}"))));
+        return Err(Error::boxed(Error::Usage(format!("--privacy-mode: {e}"))));
     }
     let mut missing = Vec::new();
     for (value, key, flag) in
@@ -173,7 +173,7 @@ fn settings(ctx: &Ctx, opts: &SetupOpts, config: &Map<String, Value>) -> Result<
             // Credentials are needed to sign in, not to wire a client.
             (None, true) => missing.push(key),
             (None, false) => {
-                return Err(Box::new(Error::Usage(format!(
+                return Err(Error::boxed(Error::Usage(format!(
                     "{k} is required to sign in: pass {flag}, set {k}, run setup in a terminal, or add --no-auth",
                     k = key.name()
                 ))));
@@ -207,7 +207,7 @@ fn wire_only(ctx: &Ctx, opts: &SetupOpts, kind: Option<ClientKind>) -> Result<u8
             true => "the demo account needs no configuration",
             false => "--client generic only prints the entry to paste",
         };
-        return Err(Box::new(Error::Usage(format!(
+        return Err(Error::boxed(Error::Usage(format!(
             "{flag} does not apply: {what}; run `withings-mcp setup` without it"
         ))));
     }
@@ -260,8 +260,9 @@ fn secret_from_stdin() -> Result<String> {
             Some(line.trim().to_string()).filter(|s| !s.is_empty())
         }
     };
-    secret
-        .ok_or_else(|| Box::new(Error::Usage("--client-secret-stdin: standard input held no secret".into())))
+    secret.ok_or_else(|| {
+        Error::boxed(Error::Usage("--client-secret-stdin: standard input held no secret".into()))
+    })
 }
 
 fn print_stdout(text: &str) -> Result<()> {
@@ -324,7 +325,7 @@ fn read_object(path: &std::path::Path) -> Result<Map<String, Value>> {
     match std::fs::read_to_string(path) {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(m)) => Ok(m),
-            _ => Err(Box::new(Error::Config(format!(
+            _ => Err(Error::boxed(Error::Config(format!(
                 "{} is not a JSON object; fix or remove it, then rerun setup",
                 path.display()
             )))),

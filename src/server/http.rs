@@ -217,7 +217,7 @@ pub fn bind_ip(host: &str) -> Result<IpAddr> {
     };
     match ip.is_loopback() {
         true => Ok(ip),
-        false => Err(Box::new(Error::Config(format!(
+        false => Err(Error::boxed(Error::Config(format!(
             "refusing to listen on `{host}`: the HTTP server only binds loopback addresses (127.0.0.1, ::1, localhost), \
              because it serves personal health data without authentication"
         )))),

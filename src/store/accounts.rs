@@ -110,7 +110,7 @@ impl Accounts {
         let dir = self.dir.join(account.name());
         for d in [&self.dir, &dir] {
             if fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_symlink()) {
-                return Err(Box::new(Error::Config(format!(
+                return Err(Error::boxed(Error::Config(format!(
                     "{} is a symbolic link; account files must stay inside ~/.withings-mcp (remove the link)",
                     d.display()
                 ))));
@@ -155,7 +155,7 @@ impl Accounts {
         let path = self.token_path(account)?;
         let fresh = tokens::merge(None, grant, now)?;
         if let Some(other) = fresh.userid.as_deref().and_then(|u| self.holder(u, account)) {
-            return Err(Box::new(Error::NeedsAuth(format!(
+            return Err(Error::boxed(Error::NeedsAuth(format!(
                 "this Withings user is already connected as account `{other}`, so it was not stored as `{account}` \
                  ({other}'s tokens are unchanged); to connect another person, sign out of Withings in the browser \
                  and sign in as that person"

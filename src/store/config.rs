@@ -180,7 +180,7 @@ impl Env {
     pub fn home(&self) -> Result<PathBuf> {
         match self.get("HOME") {
             Some(h) => Ok(PathBuf::from(h)),
-            None => Err(Box::new(Error::Config("HOME is not set; cannot locate ~/.withings-mcp".into()))),
+            None => Err(Error::boxed(Error::Config("HOME is not set; cannot locate ~/.withings-mcp".into()))),
         }
     }
 
@@ -195,7 +195,7 @@ impl Env {
         match self.get(ACCOUNT_VAR) {
             None => Ok(Account::default()),
             Some(name) => {
-                Account::parse(name).map_err(|e| Box::new(Error::Usage(format!("{ACCOUNT_VAR}: {e}"))))
+                Account::parse(name).map_err(|e| Error::boxed(Error::Usage(format!("{ACCOUNT_VAR}: {e}"))))
             }
         }
     }
@@ -286,7 +286,7 @@ impl Config {
     pub fn require(&self, key: Key) -> Result<&str> {
         match self.get(key) {
             Some(v) => Ok(v),
-            None => Err(Box::new(Error::Config(format!(
+            None => Err(Error::boxed(Error::Config(format!(
                 "{} is not set; run `withings-mcp setup` or set the environment variable",
                 key.name()
             )))),
@@ -298,7 +298,7 @@ impl Config {
         match self.get(key) {
             None => Ok(None),
             Some(v) => {
-                T::parse(v).map(Some).map_err(|e| Box::new(Error::Config(format!("{}: {e}", key.name()))))
+                T::parse(v).map(Some).map_err(|e| Error::boxed(Error::Config(format!("{}: {e}", key.name()))))
             }
         }
     }

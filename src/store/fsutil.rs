@@ -117,7 +117,7 @@ impl Drop for Staged {
 
 fn refuse_link(path: &Path, opts: WriteOptions) -> Result<()> {
     match opts.refuse_symlink && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        true => Err(Box::new(Error::Config(format!(
+        true => Err(Error::boxed(Error::Config(format!(
             "{} is a symbolic link; refusing to replace it (write to its target's path instead)",
             path.display()
         )))),
@@ -151,7 +151,7 @@ pub fn temp_prefix(name: &str) -> String {
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
     match fs::metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(Box::new(Error::Config(format!("{} exists and is not a directory", dir.display())))),
+        Ok(_) => Err(Error::boxed(Error::Config(format!("{} exists and is not a directory", dir.display())))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
@@ -178,7 +178,7 @@ pub fn is_private(mode: u32) -> bool {
 /// Fails with advice when `path` exists and group or others may read or write it.
 pub fn check_private(path: &Path, what: &str) -> Result<()> {
     match mode_of(path)? {
-        Some(mode) if !is_private(mode) => Err(Box::new(Error::Config(format!(
+        Some(mode) if !is_private(mode) => Err(Error::boxed(Error::Config(format!(
             "{what} {} is accessible by other users (mode {mode:04o}); run `chmod 600 {}` and try again",
             path.display(),
             path.display()

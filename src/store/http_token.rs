@@ -81,7 +81,7 @@ fn read(path: &Path) -> Result<Option<String>> {
     .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
     match valid(&text) {
         Some(secret) => Ok(Some(secret)),
-        None => Err(Box::new(Error::Config(format!(
+        None => Err(Error::boxed(Error::Config(format!(
             "{} does not hold a token (1 to {MAX_LEN} printable characters); delete it and start again to have a new one made",
             path.display()
         )))),
@@ -102,7 +102,7 @@ fn create(path: &Path, secret: &str) -> Result<HttpToken> {
         Ok(()) => Ok(HttpToken { secret: secret.to_string(), origin: Origin::Created(path.to_path_buf()) }),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => match read(path)? {
             Some(secret) => Ok(HttpToken { secret, origin: Origin::File(path.to_path_buf()) }),
-            None => Err(Box::new(Error::Config(format!(
+            None => Err(Error::boxed(Error::Config(format!(
                 "{} vanished while it was being created",
                 path.display()
             )))),

@@ -27,7 +27,7 @@ impl OutDir {
         match lock.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                return Err(Box::new(Error::Config(format!(
+                return Err(Error::boxed(Error::Config(format!(
                     "another export is writing to {}; wait for it to finish",
                     dir.display()
                 ))));

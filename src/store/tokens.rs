@@ -127,7 +127,7 @@ pub fn load(path: &Path) -> Result<Option<Tokens>> {
     fsutil::check_private(path, "token file")?;
     match serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| lenient(&v)) {
         Some(t) => Ok(Some(t)),
-        None => Err(Box::new(Error::NeedsAuth(format!(
+        None => Err(Error::boxed(Error::NeedsAuth(format!(
             "token file {} is not valid token JSON; it was left untouched (auth replaces it only after a successful sign-in)",
             path.display()
         )))),
@@ -235,7 +235,7 @@ fn refresh_locked(
     refresh: &mut dyn FnMut(&Tokens) -> Result<Grant>,
 ) -> Result<String> {
     if current.refresh_token.is_empty() {
-        return Err(Box::new(Error::NeedsAuth(
+        return Err(Error::boxed(Error::NeedsAuth(
             "the stored token has expired and has no refresh token".into(),
         )));
     }
@@ -249,7 +249,7 @@ fn refresh_locked(
 fn require(path: &Path) -> Result<Tokens> {
     match load(path)? {
         Some(t) => Ok(t),
-        None => Err(Box::new(Error::NeedsAuth(format!("no Withings token yet ({})", path.display())))),
+        None => Err(Error::boxed(Error::NeedsAuth(format!("no Withings token yet ({})", path.display())))),
     }
 }
 

@@ -24,7 +24,7 @@ pub fn user_zone(env: &Env, spec: Option<&str>) -> Result<Zone> {
             }
             check_zone_name(s).map_err(Error::Config)?;
             read_named_zone(&dir, s).map_err(|why| {
-                Box::new(Error::Config(format!(
+                Error::boxed(Error::Config(format!(
                     "unknown time zone `{s}` in WITHINGS_TZ ({why}); use an IANA name such as \
                      Europe/Paris or a fixed offset such as +02:00"
                 )))

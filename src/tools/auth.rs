@@ -204,7 +204,7 @@ fn revoke_access(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
             Ok(_) => (true, "Withings revoked this app's access (signed revoke)".to_string()),
             // The local tokens are kept so that the user can retry; saying so is part of the error.
             Err(e) => {
-                return Err(Box::new(Error::Unavailable(format!(
+                return Err(Error::boxed(Error::Unavailable(format!(
                     "upstream revoke failed ({e}); local tokens were kept so that you can retry"
                 ))));
             }
@@ -230,7 +230,7 @@ fn revoke_access(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
 
 fn refuse_in_demo(ctx: &Ctx) -> Result<()> {
     match ctx.demo() {
-        true => Err(Box::new(Error::Unavailable(
+        true => Err(Error::boxed(Error::Unavailable(
             "demo mode has no real Withings account to connect; run without --demo (and WITHINGS_DEMO unset)"
                 .into(),
         ))),

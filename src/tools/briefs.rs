@@ -124,7 +124,7 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
         && heart.is_err()
         && let Err(e) = &groups
     {
-        return Err(Box::new(Error::Unavailable(format!("no Withings domain could be read: {e}"))));
+        return Err(Error::boxed(Error::Unavailable(format!("no Withings domain could be read: {e}"))));
     }
     let mut zones = Zones::new(zone.clone());
     let names = (groups.iter().flatten().map(|g| &g.timezone))

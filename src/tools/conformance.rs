@@ -182,7 +182,9 @@ fn fixtures() -> Vec<Fixture> {
             Ok(text_output("Multiple content types test:", extra))
         }),
         tool("test_error_handling", "Always fails.", no_args(), |_, _| {
-            Err(Box::new(Error::Unavailable("This tool intentionally returns an error for testing".into())))
+            Err(Error::boxed(Error::Unavailable(
+                "This tool intentionally returns an error for testing".into(),
+            )))
         }),
         tool(
             "test_tool_with_logging",
@@ -252,7 +254,7 @@ fn json_schema_2020_12() -> Value {
 }
 
 fn unsupported(_: &Ctx, _: &Map<String, Value>) -> Result<Output> {
-    Err(Box::new(Error::Unavailable(NOT_STATELESS.into())))
+    Err(Error::boxed(Error::Unavailable(NOT_STATELESS.into())))
 }
 
 fn fixture_prompts() -> Vec<Prompt> {

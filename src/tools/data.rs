@@ -356,7 +356,7 @@ pub fn fetch_records<R: Sourced>(client: &mut Client, range: &Range) -> Result<V
 /// request budget cut short is an error for them.
 fn whole(spec: &Spec, budget_spent: bool) -> Result<()> {
     match budget_spent {
-        true => Err(Box::new(Error::Budget {
+        true => Err(Error::boxed(Error::Budget {
             endpoint: format!("{} {}", spec.path, spec.action),
             limit: crate::withings::budget::MAX_REQUESTS,
         })),

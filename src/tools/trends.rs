@@ -304,7 +304,7 @@ fn asleep_readings(
         .collect();
     if spans.len() > client.requests_left() {
         let endpoint = "/v2/measure getintradayactivity".to_string();
-        return Err(Box::new(Error::Budget { endpoint, limit: crate::withings::budget::MAX_REQUESTS }));
+        return Err(Error::boxed(Error::Budget { endpoint, limit: crate::withings::budget::MAX_REQUESTS }));
     }
     client.expect(spans.len());
     let mut out = Vec::with_capacity(spans.len());

@@ -111,7 +111,7 @@ pub fn deadline_secs(value: Option<&str>) -> Result<u64> {
     };
     match text.trim().parse::<u64>() {
         Ok(s) if (1..=MAX_DEADLINE_SECS).contains(&s) => Ok(s),
-        _ => Err(Box::new(Error::Config(format!(
+        _ => Err(Error::boxed(Error::Config(format!(
             "WITHINGS_CALL_DEADLINE must be a whole number of seconds from 1 to {MAX_DEADLINE_SECS}, got `{text}`"
         )))),
     }

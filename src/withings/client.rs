@@ -263,9 +263,9 @@ impl Client {
         let token = self.refresh_rejected(&token)?;
         match self.send(path, action, &form, Some(&token), true) {
             Err(e) => match &*e {
-                Error::Api { kind: ApiKind::Auth, status, .. } => Err(Box::new(Error::NeedsAuth(format!(
-                    "Withings refused the access token again after a refresh (status {status})"
-                )))),
+                Error::Api { kind: ApiKind::Auth, status, .. } => Err(Error::boxed(Error::NeedsAuth(
+                    format!("Withings refused the access token again after a refresh (status {status})"),
+                ))),
                 _ => Err(e),
             },
             other => other,
@@ -372,7 +372,7 @@ impl Client {
             match next {
                 Some(n) if n > here => offset = Some(n),
                 _ => {
-                    return Err(Box::new(Error::Transport {
+                    return Err(Error::boxed(Error::Transport {
                         endpoint: format!("{path} {action}"),
                         message: "paging offset did not advance; stopped to avoid a loop".to_string(),
                     }));
@@ -416,7 +416,7 @@ impl Client {
             Ok(a) => a.value(&format!("{} requesttoken", oauth::TOKEN_PATH))?,
             Err(e) => match &*e {
                 Error::Api { status, kind: ApiKind::InvalidParams | ApiKind::Auth, .. } => {
-                    return Err(Box::new(Error::NeedsAuth(format!(
+                    return Err(Error::boxed(Error::NeedsAuth(format!(
                         "Withings refused the authorization code (status {status}): the code is expired or already used \
                          (codes live 30 seconds), or the redirect URI differs from the app's"
                     ))));
@@ -425,7 +425,7 @@ impl Client {
             },
         };
         let Some(accounts) = &self.accounts else {
-            return Err(Box::new(Error::Unavailable("the demo account cannot be signed in".into())));
+            return Err(Error::boxed(Error::Unavailable("the demo account cannot be signed in".into())));
         };
         accounts.store_new_grant(&self.account, &oauth::parse_grant(&body), self.now)
     }
@@ -438,11 +438,11 @@ impl Client {
     fn credentials(&self) -> Result<(String, String)> {
         match (&self.client_id, &self.client_secret) {
             (Some(id), Some(secret)) => Ok((id.clone(), secret.clone())),
-            (None, _) => Err(Box::new(Error::Config(
+            (None, _) => Err(Error::boxed(Error::Config(
                 "WITHINGS_CLIENT_ID is not set; run `withings-mcp setup` or set the environment variable"
                     .into(),
             ))),
-            (_, None) => Err(Box::new(Error::Config(
+            (_, None) => Err(Error::boxed(Error::Config(
                 "WITHINGS_CLIENT_SECRET is not set; run `withings-mcp setup` or set the environment variable"
                     .into(),
             ))),
@@ -461,7 +461,7 @@ impl Client {
 
     fn refresh_rejected(&mut self, rejected: &str) -> Result<String> {
         if self.demo_token.is_some() {
-            return Err(Box::new(Error::NeedsAuth("the demo account refused its token".into())));
+            return Err(Error::boxed(Error::NeedsAuth("the demo account refused its token".into())));
         }
         let path = self.token_path.clone();
         let now = self.now;
@@ -485,7 +485,7 @@ impl Client {
                     status,
                     kind: ApiKind::InvalidParams | ApiKind::Auth | ApiKind::Unauthorized,
                     ..
-                } => Err(Box::new(Error::NeedsAuth(format!(
+                } => Err(Error::boxed(Error::NeedsAuth(format!(
                     "Withings refused the refresh token (status {status}): it expired, was revoked or was already used"
                 )))),
                 _ => Err(e),
@@ -552,7 +552,7 @@ impl Client {
             waited += delay;
             self.slept_ms += delay;
         }
-        Err(Box::new(Error::Transport { endpoint, message: "no attempt was made".into() }))
+        Err(Error::boxed(Error::Transport { endpoint, message: "no attempt was made".into() }))
     }
 
     /// Lets one request go out under the call's deadline and budget, reports it, and returns the
@@ -562,7 +562,7 @@ impl Client {
             return Err(Box::new(e));
         }
         if self.sent >= self.budget {
-            return Err(Box::new(Error::Budget { endpoint: endpoint.to_string(), limit: self.budget }));
+            return Err(Error::boxed(Error::Budget { endpoint: endpoint.to_string(), limit: self.budget }));
         }
         self.wait_for_pace();
         self.sent += 1;

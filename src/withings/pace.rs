@@ -19,7 +19,7 @@ pub fn export_rate(value: Option<&str>) -> Result<usize> {
     let Some(text) = value else { return Ok(DEFAULT_EXPORT_RATE) };
     match text.trim().parse::<usize>() {
         Ok(n) if (1..=MAX_EXPORT_RATE).contains(&n) => Ok(n),
-        _ => Err(Box::new(Error::Config(format!(
+        _ => Err(Error::boxed(Error::Config(format!(
             "WITHINGS_EXPORT_RATE must be a whole number of requests a minute from 1 to {MAX_EXPORT_RATE}, got `{text}`"
         )))),
     }

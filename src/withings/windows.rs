@@ -117,7 +117,7 @@ mod tests {
         let mut budget = |_: &mut Client, start: Instant, e: Instant| -> Result<Vec<(i64, usize)>> {
             match start.0 {
                 0 => records(&mut client(), start, e),
-                _ => Err(Box::new(Error::Budget { endpoint: "x".into(), limit: 60 })),
+                _ => Err(Error::boxed(Error::Budget { endpoint: "x".into(), limit: 60 })),
             }
         };
         let got = read(&mut client(), &ws, 10, 0, &mut budget).unwrap();

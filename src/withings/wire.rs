@@ -66,7 +66,7 @@ fn decode_error(e: &serde_json::Error, http_status: u16, endpoint: &str) -> Box<
 fn fault_error(f: Fault, http_status: u16, endpoint: &str) -> Box<Error> {
     match f {
         Fault::Shape(what) => Error::json(format!("withings {endpoint}"), what),
-        Fault::Syntax => Box::new(Error::Transport {
+        Fault::Syntax => Error::boxed(Error::Transport {
             endpoint: endpoint.to_string(),
             message: format!("unexpected non-JSON answer (HTTP {http_status})"),
         }),

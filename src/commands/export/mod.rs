@@ -198,7 +198,7 @@ fn chosen(only: Option<&[String]>) -> Result<Vec<&'static Domain>> {
     let Some(names) = only else { return Ok(DOMAINS.iter().collect()) };
     if let Some(bad) = names.iter().find(|n| !DOMAINS.iter().any(|d| d.name == n.as_str())) {
         let all: Vec<&str> = DOMAINS.iter().map(|d| d.name).collect();
-        return Err(Box::new(Error::Usage(format!(
+        return Err(Error::boxed(Error::Usage(format!(
             "export: unknown domain `{bad}` in --only; choose from {}",
             all.join(", ")
         ))));
@@ -214,13 +214,13 @@ fn requested(opts: &ExportOpts, zone: &Zone, now: i64) -> Result<Range> {
             None => Ok(None),
             Some(v) => time::parse_date_arg(v)
                 .map(Some)
-                .map_err(|e| Box::new(Error::Usage(format!("export: {flag}: {e}")))),
+                .map_err(|e| Error::boxed(Error::Usage(format!("export: {flag}: {e}")))),
         }
     };
     let after = parse("--after", &opts.after)?.unwrap_or(DateArg::Day(FLOOR));
     let before = parse("--before", &opts.before)?;
     time::resolve_range(Some(after), before, zone, Instant(now), 1).map_err(|e| {
-        Box::new(Error::Usage(format!(
+        Error::boxed(Error::Usage(format!(
             "export: {}",
             e.replace("`after`", "--after").replace("`before`", "--before")
         )))

@@ -45,7 +45,7 @@ pub fn person(account: &crate::store::accounts::Account) -> Result<&'static Pers
     match PEOPLE.iter().position(|p| *p == account.name()) {
         Some(1) => Ok(&account::SAM),
         Some(_) => Ok(&account::ALEX),
-        None => Err(Box::new(Error::Unavailable(format!(
+        None => Err(Error::boxed(Error::Unavailable(format!(
             "the demo has no account `{account}`; its accounts are {}",
             PEOPLE.join(", ")
         )))),
