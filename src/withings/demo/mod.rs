@@ -67,10 +67,9 @@ const MARGIN_DAYS: i64 = 2;
 /// A synthetic Withings account answering API requests from memory.
 #[derive(Debug)]
 pub struct DemoUpstream {
-    person: &'static Person,
-    now: i64,
     zone: Zone,
-    /// The days generated so far; regenerated further back when a request reaches further.
+    /// The days generated so far (its person and `now` are the demo's); regenerated further
+    /// back when a request reaches further.
     account: RefCell<Account>,
 }
 
@@ -82,7 +81,7 @@ impl DemoUpstream {
 
     /// `person`'s account, as `new` makes the first person's.
     pub fn of(person: &'static Person, now: i64, zone: Zone) -> DemoUpstream {
-        DemoUpstream { person, now, account: RefCell::new(account::generate(person, now, &zone, 0)), zone }
+        DemoUpstream { account: RefCell::new(account::generate(person, now, &zone, 0)), zone }
     }
 
     /// The demo's "today": the local date of `now` in the zone it was built with.
@@ -94,6 +93,7 @@ impl DemoUpstream {
     /// (with a margin), or all of them (`lastupdate`, no range, a lookup by id, the devices).
     fn reach(&self, path: &str, form: &[(&str, String)]) -> i64 {
         let p = Params(form);
+        let now = self.account.borrow().now;
         let first = match (path.trim_end_matches('/'), p.get("action").unwrap_or("")) {
             _ if p.get("lastupdate").is_some() => None,
             ("/measure", "getmeas") | ("/v2/heart", "list") | ("/v2/sleep", "get") => {
@@ -101,7 +101,7 @@ impl DemoUpstream {
             }
             // The last 24 hours unless told otherwise.
             ("/v2/measure", "getintradayactivity") => {
-                Some(p.int("startdate").ok().flatten().unwrap_or(self.now - DAY_SECS))
+                Some(p.int("startdate").ok().flatten().unwrap_or(now - DAY_SECS))
             }
             ("/v2/measure", "getactivity" | "getworkouts") | ("/v2/sleep", "getsummary") => {
                 p.ymd("startdateymd").ok().flatten().map(|d| self.zone.local_midnight(d).0)
@@ -109,8 +109,21 @@ impl DemoUpstream {
             _ => None,
         };
         match first {
-            Some(t) => (self.now.saturating_sub(t) / DAY_SECS + 2 + MARGIN_DAYS).min(account::DAYS),
+            // Whole days back from now, plus one for the day `t` falls in (its time of day can be
+            // later than now's) and one to count today.
+            Some(t) => (now.saturating_sub(t) / DAY_SECS + 2 + MARGIN_DAYS).min(account::DAYS),
             None => account::DAYS,
+        }
+    }
+
+    /// Generates the account again, `days` deep, unless it already reaches that far.
+    fn extend(&self, days: i64) {
+        let (person, now, have) = {
+            let acc = self.account.borrow();
+            (acc.person, acc.now, acc.days)
+        };
+        if days > have {
+            *self.account.borrow_mut() = account::generate(person, now, &self.zone, days);
         }
     }
 }
@@ -118,9 +131,7 @@ impl DemoUpstream {
 impl Upstream for DemoUpstream {
     fn post(&self, path: &str, form: &[(&str, String)], bearer: Option<&str>) -> Result<Reply> {
         let days = self.reach(path, form);
-        if days > self.account.borrow().days {
-            *self.account.borrow_mut() = account::generate(self.person, self.now, &self.zone, days);
-        }
+        self.extend(days);
         let body = answer(&self.account.borrow(), path, form, bearer);
         Ok(Reply { http_status: 200, retry_after_secs: None, body })
     }
@@ -399,10 +410,7 @@ mod tests {
     impl DemoUpstream {
         /// The whole account, every day generated.
         fn whole(&self) -> std::cell::Ref<'_, Account> {
-            if self.account.borrow().days < account::DAYS {
-                *self.account.borrow_mut() =
-                    account::generate(self.person, self.now, &self.zone, account::DAYS);
-            }
+            self.extend(account::DAYS);
             self.account.borrow()
         }
     }
