@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::domain::time::{CivilDate, Instant};
+use crate::domain::time::Instant;
 
 /// An integer: a JSON integer, a float with no fraction, or a numeric string.
 pub fn int(v: &Value, key: &str) -> Option<i64> {
@@ -89,35 +89,9 @@ pub fn text(v: &Value, key: &str) -> Option<String> {
     v.get(key)?.as_str().filter(|s| !s.is_empty()).map(str::to_string)
 }
 
-/// An identifier that may be a string or a number, as a string.
-pub fn id_text(v: &Value, key: &str) -> Option<String> {
-    match v.get(key)? {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-/// A boolean: `true`/`false` or 0/1.
-pub fn flag(v: &Value, key: &str) -> Option<bool> {
-    match v.get(key)? {
-        Value::Bool(b) => Some(*b),
-        other => match as_int(other)? {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        },
-    }
-}
-
 /// An epoch-seconds field as an instant.
 pub fn instant(v: &Value, key: &str) -> Option<Instant> {
     int(v, key).map(Instant)
-}
-
-/// A `YYYY-MM-DD` field as a civil date.
-pub fn date(v: &Value, key: &str) -> Option<CivilDate> {
-    CivilDate::parse(v.get(key)?.as_str()?).ok()
 }
 
 /// The elements of an array field; a single object counts as a one-element list, anything else
@@ -150,37 +124,6 @@ pub type Extra = Option<Box<Map<String, Value>>>;
 pub fn extra_boxed(v: &Value, known: &[&str]) -> Extra {
     let m = extra(v, known);
     (!m.is_empty()).then(|| Box::new(m))
-}
-
-/// An object field as a map (empty when missing or not an object).
-pub fn object(v: &Value, key: &str) -> Map<String, Value> {
-    v.get(key).and_then(Value::as_object).cloned().unwrap_or_default()
-}
-
-/// A JSON number for a finite f64 (`null` otherwise; JSON has no NaN).
-pub fn number(f: f64) -> Value {
-    serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
-}
-
-/// Inserts `key: value` when `value` is present.
-pub fn put<T: Into<Value>>(m: &mut Map<String, Value>, key: &str, value: Option<T>) {
-    if let Some(v) = value {
-        m.insert(key.to_string(), v.into());
-    }
-}
-
-/// Inserts a finite f64 when present.
-pub fn put_num(m: &mut Map<String, Value>, key: &str, value: Option<f64>) {
-    if let Some(v) = value.filter(|f| f.is_finite()) {
-        m.insert(key.to_string(), number(v));
-    }
-}
-
-/// Copies the `extra` fields into `m` without overwriting decoded ones.
-pub fn merge_extra(m: &mut Map<String, Value>, extra: &Map<String, Value>) {
-    for (k, v) in extra {
-        m.entry(k.clone()).or_insert_with(|| v.clone());
-    }
 }
 
 /// A number as Withings wrote it: an integer stays one in our output (25200, not 25200.0).
@@ -333,8 +276,7 @@ mod tests {
 
     #[test]
     fn tolerant_readers() {
-        let v = json!({"i": 3, "f": 3.0, "g": 3.5, "s": " 42 ", "b": true, "one": 1, "two": 2, "e": "", "n": null,
-                       "d": "2025-01-01", "bad_d": "2025-02-30", "arr": [1, 2], "obj": {"a": 1}, "empty": {}, "id": 77});
+        let v = json!({"i": 3, "f": 3.0, "g": 3.5, "s": " 42 ", "e": "", "n": null, "arr": [1, 2], "obj": {"a": 1}, "empty": {}});
         assert_eq!(int(&v, "i"), Some(3));
         assert_eq!(int(&v, "f"), Some(3));
         assert_eq!(int(&v, "g"), None);
@@ -342,19 +284,12 @@ mod tests {
         assert_eq!(int(&v, "n"), None);
         assert_eq!(num(&v, "g"), Some(3.5));
         assert_eq!(num(&v, "s"), Some(42.0));
-        assert_eq!(flag(&v, "b"), Some(true));
-        assert_eq!(flag(&v, "one"), Some(true));
-        assert_eq!(flag(&v, "two"), None);
         assert_eq!(text(&v, "e"), None);
-        assert_eq!(id_text(&v, "id").as_deref(), Some("77"));
-        assert_eq!(date(&v, "d").map(|d| d.to_string()).as_deref(), Some("2025-01-01"));
-        assert_eq!(date(&v, "bad_d"), None);
         assert_eq!(list(&v, "arr").len(), 2);
         assert_eq!(list(&v, "obj").len(), 1);
         assert_eq!(list(&v, "empty").len(), 0);
         assert_eq!(list(&v, "missing").len(), 0);
         assert_eq!(extra(&json!({"a": 1, "b": 2}), &["a"]).len(), 1);
-        assert_eq!(number(f64::NAN), Value::Null);
         assert_eq!(round(1.23456, 2), 1.23);
     }
 }

@@ -27,19 +27,6 @@ pub fn state_name(code: i64) -> Option<&'static str> {
     }
 }
 
-/// Night event codes inside `night_events` (withings-api.md §3.6).
-pub fn night_event_name(code: i64) -> Option<&'static str> {
-    match code {
-        1 => Some("got_in_bed"),
-        2 => Some("fell_asleep"),
-        3 => Some("woke_up"),
-        4 => Some("got_out_of_bed"),
-        5 => Some("manual_asleep_start"),
-        6 => Some("manual_awake_start"),
-        _ => None,
-    }
-}
-
 /// A value of a night's `data`. The discriminant is the row in [`SLEEP_FIELDS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SleepField {
@@ -367,6 +354,5 @@ mod tests {
         assert_eq!(both.total_sleep_secs(), Some(7.0));
         assert_eq!(both.data.named().count(), 2);
         assert_eq!(state_name(15), Some("out_of_bed"));
-        assert_eq!(night_event_name(2), Some("fell_asleep"));
     }
 }

@@ -113,11 +113,6 @@ impl Engine {
         self.notify = notify;
     }
 
-    /// The tool context (for transports that need configuration).
-    pub fn ctx(&self) -> &Ctx {
-        &self.ctx
-    }
-
     /// Handles one raw message or batch (a stdio line or an HTTP body) and returns the reply
     /// text, if any.
     pub fn handle_bytes(&mut self, bytes: &[u8]) -> Option<String> {

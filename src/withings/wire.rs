@@ -285,11 +285,6 @@ pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     Ok(Lit::deserialize(d)?.flag())
 }
 
-/// A finite number, a JSON number or a numeric string, as written (integer or not).
-pub fn number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Num>, D::Error> {
-    Ok(Lit::deserialize(d)?.number())
-}
-
 /// [`number`] as a float.
 pub fn num<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     Ok(Lit::deserialize(d)?.number().map(Num::f64))
@@ -311,14 +306,6 @@ pub fn date<'de, D: Deserializer<'de>>(d: D) -> Result<Option<CivilDate>, D::Err
 /// A non-empty string; anything else reads as absent.
 pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     Ok(Lit::deserialize(d)?.text())
-}
-
-/// An identifier sent as a string or a number, as a string.
-pub fn id_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Lit::deserialize(d)? {
-        Lit::Int(n) => Some(n.to_string()),
-        other => other.text(),
-    })
 }
 
 /// A map key handed to `pick` as borrowed text (no copy), and `pick`'s answer: lets a visitor
