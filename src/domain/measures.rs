@@ -6,6 +6,7 @@
 //! A list tool shows a group as `tools::records::measures::GroupOut`.
 
 use std::borrow::Cow;
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -293,12 +294,12 @@ impl MeasureGroup {
     /// Might belong to another user of the same device: attrib 1, and any code Withings has
     /// not documented (it may be a guest's too; trends and owner filters leave it out).
     pub fn ambiguous(&self) -> bool {
-        !matches!(self.attrib, None | Some(0 | 2 | 3 | 4 | 5 | 7 | 8 | 15 | 17))
+        ambiguous(self.attrib)
     }
 
     /// Entered by hand (attrib 2, or 4 at account creation).
     pub fn manual(&self) -> bool {
-        matches!(self.attrib, Some(2 | 4))
+        manual(self.attrib)
     }
 
     /// The first measure of a type code.
@@ -309,6 +310,70 @@ impl MeasureGroup {
     /// The first value of a type code.
     pub fn value(&self, code: i64) -> Option<f64> {
         self.measure(code).map(|m| m.value)
+    }
+}
+
+/// See [`MeasureGroup::ambiguous`].
+fn ambiguous(attrib: Option<i64>) -> bool {
+    !matches!(attrib, None | Some(0 | 2 | 3 | 4 | 5 | 7 | 8 | 15 | 17))
+}
+
+/// See [`MeasureGroup::manual`].
+fn manual(attrib: Option<i64>) -> bool {
+    matches!(attrib, Some(2 | 4))
+}
+
+/// The measure types the briefs and trends read: weight, fat-free mass, fat ratio, fat mass,
+/// diastolic and systolic pressure, heart pulse, muscle mass, hydration, bone mass.
+pub const READ_CODES: [i64; 10] = [1, 5, 6, 8, 9, 10, 11, 76, 77, 88];
+
+/// A measure group as the briefs and trends read it: when, whose, in which zone, and the first
+/// value of each type of [`READ_CODES`]. Ten years of weigh-ins are 20,000 groups: the values
+/// are held in the group (152 bytes) rather than in a list of measures of its own (an allocation
+/// of 464 bytes for a weigh-in of eight), and groups naming the same zone share its name.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GroupValues {
+    pub date: Option<Instant>,
+    pub category: Option<i64>,
+    pub attrib: Option<i64>,
+    /// The group's own zone, else the response body's.
+    pub timezone: Option<Rc<str>>,
+    /// Bit `i` set: `values[i]` is the first value of `READ_CODES[i]`.
+    held: u16,
+    values: [f64; READ_CODES.len()],
+}
+
+impl GroupValues {
+    /// See [`MeasureGroup::ambiguous`].
+    pub fn ambiguous(&self) -> bool {
+        ambiguous(self.attrib)
+    }
+
+    /// See [`MeasureGroup::manual`].
+    pub fn manual(&self) -> bool {
+        manual(self.attrib)
+    }
+
+    /// The first value of a type code, as [`MeasureGroup::value`] finds it (`None` for a code
+    /// not in [`READ_CODES`]).
+    pub fn value(&self, code: i64) -> Option<f64> {
+        let i = READ_CODES.iter().position(|c| *c == code)?;
+        match (self.held >> i) & 1 {
+            1 => self.values.get(i).copied(),
+            _ => None,
+        }
+    }
+
+    /// Holds a measure's value, unless its type has one already (the first counts) or is not
+    /// read.
+    pub fn add(&mut self, code: i64, value: f64) {
+        if let Some(i) = READ_CODES.iter().position(|c| *c == code)
+            && (self.held >> i) & 1 == 0
+            && let Some(slot) = self.values.get_mut(i)
+        {
+            *slot = value;
+            self.held |= 1 << i;
+        }
     }
 }
 

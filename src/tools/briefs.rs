@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::domain::activity::ActivityDay;
 use crate::domain::heart::HeartRecord;
 use crate::domain::intraday::{FieldSet, field_index, lowest_mean, stats_between};
-use crate::domain::measures::MeasureGroup;
+use crate::domain::measures::GroupValues;
 use crate::domain::named::Named;
 use crate::domain::sleep::{SleepField, SleepNight};
 use crate::domain::summary::{self, Fetch, Inputs};
@@ -127,10 +127,10 @@ fn gather(ctx: &Ctx, s: &Settings, first: CivilDate, last: CivilDate) -> Result<
         return Err(Error::boxed(Error::Unavailable(format!("no Withings domain could be read: {e}"))));
     }
     let mut zones = Zones::new(zone.clone());
-    let names = (groups.iter().flatten().map(|g| &g.timezone))
-        .chain(sleep.iter().flatten().map(|n| &n.timezone))
-        .chain(activity.iter().flatten().map(|a| &a.timezone));
-    store::zones::add_record_zones(&ctx.env, &mut zones, names.filter_map(Option::as_deref));
+    let names = (groups.iter().flatten().map(|g| g.timezone.as_deref()))
+        .chain(sleep.iter().flatten().map(|n| n.timezone.as_deref()))
+        .chain(activity.iter().flatten().map(|a| a.timezone.as_deref()));
+    store::zones::add_record_zones(&ctx.env, &mut zones, names.flatten());
     // One decoding of the measure groups feeds both weigh-ins and blood pressure.
     let inputs = Inputs {
         weighins: map(&groups, |g| weighins(g, &zones)),
@@ -188,7 +188,7 @@ fn day_of(zones: &Zones, tz: Option<&str>, t: Instant) -> i64 {
     zones.for_record(tz).local_date(t).days()
 }
 
-fn weighins(groups: &[MeasureGroup], zones: &Zones) -> Vec<summary::Weighin> {
+fn weighins(groups: &[GroupValues], zones: &Zones) -> Vec<summary::Weighin> {
     groups
         .iter()
         .filter(|g| g.category.unwrap_or(1) == 1 && g.value(1).is_some())
@@ -212,7 +212,7 @@ fn weighins(groups: &[MeasureGroup], zones: &Zones) -> Vec<summary::Weighin> {
         .collect()
 }
 
-fn blood_pressure(groups: &[MeasureGroup], zones: &Zones) -> Vec<summary::BloodPressure> {
+fn blood_pressure(groups: &[GroupValues], zones: &Zones) -> Vec<summary::BloodPressure> {
     groups
         .iter()
         .filter(|g| g.category.unwrap_or(1) == 1 && !g.ambiguous())

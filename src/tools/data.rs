@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::domain::measures;
-use crate::domain::measures::MeasureGroup;
+use crate::domain::measures::GroupValues;
 use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
 use crate::domain::sleep;
@@ -366,7 +366,7 @@ fn whole(spec: &Spec, budget_spent: bool) -> Result<()> {
 
 /// Every measure group over a range, decoded in one pass from the answers' text: ten years of
 /// weigh-ins never become a JSON tree. Groups without a zone take the body's.
-pub fn fetch_groups(client: &mut Client, range: &Range) -> Result<Vec<MeasureGroup>> {
+pub fn fetch_groups(client: &mut Client, range: &Range) -> Result<Vec<GroupValues>> {
     let page = client.page_through::<MeasGroupWire>(
         MEASURES.path,
         MEASURES.action,
@@ -376,9 +376,10 @@ pub fn fetch_groups(client: &mut Client, range: &Range) -> Result<Vec<MeasureGro
     )?;
     whole(&MEASURES, page.budget_spent)?;
     let mut groups = page.rows;
+    let body_zone: Option<std::rc::Rc<str>> = page.timezone.as_deref().map(Into::into);
     for g in &mut groups {
         if g.timezone.is_none() {
-            g.timezone.clone_from(&page.timezone);
+            g.timezone.clone_from(&body_zone);
         }
     }
     Ok(groups)

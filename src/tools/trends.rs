@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::domain::activity::ActivityDay;
 use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
 use crate::domain::intraday;
-use crate::domain::measures::MeasureGroup;
+use crate::domain::measures::GroupValues;
 use crate::domain::named::Named;
 use crate::domain::sleep::{SleepField, SleepNight};
 use crate::domain::time::{self, CivilDate, Instant, Range, Zone};
@@ -248,7 +248,7 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
 /// The trend of a body-measure metric (`weight`, `fat_ratio`…) over `range`, exactly as
 /// `withings_trends` computes it, in SI units: a guest's weigh-ins and goals are left out. `None`
 /// for a name that is not a body-measure metric.
-pub fn measure_trend(name: &str, groups: &[MeasureGroup], range: &Range) -> Option<Trend> {
+pub fn measure_trend(name: &str, groups: &[GroupValues], range: &Range) -> Option<Trend> {
     let metric = METRICS.iter().find(|m| m.name == name)?;
     let Read::Measure(code) = metric.read else { return None };
     let readings: Vec<Reading> = groups
@@ -263,7 +263,7 @@ pub fn measure_trend(name: &str, groups: &[MeasureGroup], range: &Range) -> Opti
 }
 
 /// One measure type's readings, in SI.
-fn measure_readings(groups: &[MeasureGroup], code: i64) -> Vec<Reading> {
+fn measure_readings(groups: &[GroupValues], code: i64) -> Vec<Reading> {
     groups.iter().filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? })).collect()
 }
 
@@ -341,7 +341,7 @@ fn readings(read: Read, days: &[ActivityDay], zone: &Zone) -> Vec<Reading> {
     }
 }
 
-fn recomposition(groups: &[MeasureGroup], window: Window, units: Units) -> RecompositionOut {
+fn recomposition(groups: &[GroupValues], window: Window, units: Units) -> RecompositionOut {
     let params = trends::standard_params(0.1, 0.3, Some(Bounds { min: 1.0, max: 300.0 }));
     let (fat, lean) = (measure_readings(groups, 8), measure_readings(groups, 5));
     let r = trends::recomposition(&fat, &lean, window, &params, 0.3);
@@ -673,6 +673,19 @@ fn month_abbr(m: u32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The groups hold the values of a fixed list of types: every metric's type is on it (and
+    /// the recomposition's fat-free mass).
+    #[test]
+    fn every_measure_metric_is_read_from_the_groups() {
+        let codes = METRICS.iter().filter_map(|m| match m.read {
+            Read::Measure(code) => Some(code),
+            _ => None,
+        });
+        for code in codes.chain([5, 8]) {
+            assert!(crate::domain::measures::READ_CODES.contains(&code), "{code}");
+        }
+    }
 
     /// The schemas are data (schemas.txt); what they say about metrics, units and the series
     /// must be what this code does.

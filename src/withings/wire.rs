@@ -7,13 +7,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::rc::Rc;
 
 use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, de::Error as _};
 use serde_json::Value;
 
 use crate::domain::fields::{Num, Slots};
-use crate::domain::measures::{Measure, MeasureGroup, decode_value};
+use crate::domain::measures::{GroupValues, Measure, decode_value};
 use crate::domain::time::{CivilDate, Instant};
 use crate::{Error, Result};
 
@@ -450,29 +451,46 @@ impl<'de> Deserialize<'de> for Lit<'static> {
 pub enum MeasGroupWire {}
 
 impl Row for MeasGroupWire {
-    type Kept = MeasureGroup;
-    fn keep(self) -> MeasureGroup {
+    type Kept = GroupValues;
+    fn keep(self) -> GroupValues {
         match self {}
     }
     fn page(answer: &Answer, endpoint: &str) -> Result<PageBody<Self>> {
-        answer.scan_page::<Self>(endpoint, &mut meas_group)
+        let mut zone = None;
+        answer.scan_page::<Self>(endpoint, &mut |s| {
+            meas_group(s, &mut zone, &mut |g, m| g.add(m.code, m.value))
+        })
     }
 }
 
-/// One group; one that is not an object cannot be read.
-fn meas_group(s: &mut Scan<'_>) -> std::result::Result<MeasureGroup, Fault> {
+/// One group, each of its measures handed to `each` as it is decoded; one that is not an object
+/// cannot be read. `zone` is the last zone name read: the next group naming the same zone
+/// shares it (a ten-year answer names one zone 20,000 times).
+fn meas_group(
+    s: &mut Scan<'_>,
+    zone: &mut Option<Rc<str>>,
+    each: &mut impl FnMut(&mut GroupValues, Measure),
+) -> std::result::Result<GroupValues, Fault> {
     if s.peek()? != b'{' {
         return Err(Fault::Shape("a measure group is not an object"));
     }
-    let mut g = MeasureGroup::default();
+    let mut g = GroupValues::default();
     s.object(&mut |s, key| {
         // As bytes, as in `measures`.
         match key.as_bytes() {
             b"date" => g.date = s.lit()?.int().map(Instant),
             b"category" => g.category = s.lit()?.int(),
             b"attrib" => g.attrib = s.lit()?.int(),
-            b"timezone" => g.timezone = s.lit()?.text(),
-            b"measures" => g.measures = measures(s)?,
+            b"timezone" => {
+                g.timezone = match s.lit()? {
+                    Lit::Str(name) if !name.is_empty() => Some(match zone {
+                        Some(z) if **z == *name => z.clone(),
+                        _ => zone.insert(Rc::from(name.as_ref())).clone(),
+                    }),
+                    _ => None,
+                }
+            }
+            b"measures" => measures(s, &mut |m| each(&mut g, m))?,
             _ => s.skip()?,
         }
         Ok(())
@@ -480,18 +498,15 @@ fn meas_group(s: &mut Scan<'_>) -> std::result::Result<MeasureGroup, Fault> {
     Ok(g)
 }
 
-/// The measures of a group, each decoded as it is read; `null` or an object is none, and one
-/// without a value or a type is left out (nothing to show).
-fn measures(s: &mut Scan<'_>) -> std::result::Result<Vec<Measure>, Fault> {
+/// The measures of a group, each decoded and handed to `each` as it is read; `null` or an
+/// object is none, and one without a value or a type is left out (nothing to show).
+fn measures(s: &mut Scan<'_>, each: &mut impl FnMut(Measure)) -> std::result::Result<(), Fault> {
     if matches!(s.peek()?, b'n' | b'{') {
-        s.skip()?;
-        return Ok(Vec::new());
+        return s.skip();
     }
     if s.peek()? != b'[' {
         return Err(Fault::Shape("a group's measures are not a list"));
     }
-    // Eight is a full body-composition weigh-in: one allocation for most groups.
-    let mut out = Vec::with_capacity(8);
     s.array(&mut |s| {
         if s.peek()? != b'{' {
             return Err(Fault::Shape("a measure is not an object"));
@@ -507,7 +522,9 @@ fn measures(s: &mut Scan<'_>) -> std::result::Result<Vec<Measure>, Fault> {
         };
         // Most measures are a few integers: read in place, the rest by the general reader.
         if let Some([value, code, unit, position]) = s.int_object(slot) {
-            out.extend(measure(value, code, unit, position));
+            if let Some(m) = measure(value, code, unit, position) {
+                each(m);
+            }
             return Ok(());
         }
         let [mut value, mut code, mut unit, mut position] = [None; 4];
@@ -522,10 +539,11 @@ fn measures(s: &mut Scan<'_>) -> std::result::Result<Vec<Measure>, Fault> {
             *slot = s.lit()?.int();
             Ok(())
         })?;
-        out.extend(measure(value, code, unit, position));
+        if let Some(m) = measure(value, code, unit, position) {
+            each(m);
+        }
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
 /// `None` without a value or a type: nothing to show.
@@ -550,7 +568,7 @@ fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::measures::decode_measure_groups;
+    use crate::domain::measures::{READ_CODES, decode_measure_groups};
 
     #[test]
     fn heads_fast_and_slow() {
@@ -602,8 +620,19 @@ mod tests {
             serde_json::from_str(include_str!("../../fixtures/wire/getmeas_pages.json")).unwrap();
         for case in file["cases"].as_array().unwrap() {
             let text = case["text"].as_str().unwrap().to_string();
-            let read =
-                MeasGroupWire::page(&Answer { http_status: 200, text: text.clone() }, "/measure getmeas");
+            // The groups as the briefs read them, and every measure the scanner decoded.
+            let mut lists: Vec<Vec<Value>> = Vec::new();
+            let mut zone = None;
+            let answer = Answer { http_status: 200, text: text.clone() };
+            let read = answer.scan_page::<MeasGroupWire>("/measure getmeas", &mut |s| {
+                let mut ms = Vec::new();
+                let g = meas_group(s, &mut zone, &mut |g: &mut GroupValues, m: Measure| {
+                    ms.push(serde_json::json!([m.code, m.raw_value, m.raw_unit, m.position]));
+                    g.add(m.code, m.value);
+                })?;
+                lists.push(ms);
+                Ok(g)
+            });
             if let Some(want) = case["error"].as_str() {
                 let err = read.unwrap_err().to_string();
                 assert!(err.contains(want) && err.contains("/measure getmeas"), "{text}: {err}");
@@ -613,13 +642,9 @@ mod tests {
             let groups: Vec<Value> = page
                 .rows
                 .iter()
-                .map(|g| {
-                    let ms: Vec<Value> = g
-                        .measures
-                        .iter()
-                        .map(|m| serde_json::json!([m.code, m.raw_value, m.raw_unit, m.position]))
-                        .collect();
-                    serde_json::json!([g.date.map(|d| d.0), g.category, g.attrib, g.timezone, ms])
+                .zip(lists)
+                .map(|(g, ms)| {
+                    serde_json::json!([g.date.map(|d| d.0), g.category, g.attrib, g.timezone.as_deref(), ms])
                 })
                 .collect();
             let got = serde_json::json!({"groups": groups, "more": page.more, "offset": page.offset, "timezone": page.timezone});
@@ -648,25 +673,23 @@ mod tests {
             let text = serde_json::json!({"status": 0, "body": body}).to_string();
             let page = MeasGroupWire::page(&Answer { http_status: 200, text }, "/measure getmeas").unwrap();
             let tz = page.timezone.clone();
-            let mut typed: Vec<MeasureGroup> = page.rows;
-            for g in &mut typed {
-                g.timezone = g.timezone.take().or_else(|| tz.clone());
-            }
             let want = decode_measure_groups(&body);
-            // What the briefs and trends read; the rest is the list tools'.
-            let want: Vec<MeasureGroup> = want
-                .into_iter()
-                .map(|g| MeasureGroup {
-                    date: g.date,
-                    category: g.category,
-                    attrib: g.attrib,
-                    timezone: g.timezone,
-                    measures: g.measures.into_iter().map(|m| Measure { extra: None, ..m }).collect(),
-                    ..MeasureGroup::default()
-                })
-                .collect();
+            assert_eq!(page.rows.len(), want.len());
+            for (g, w) in page.rows.iter().zip(&want) {
+                // What the briefs and trends read; the rest is the list tools'.
+                let zone = g.timezone.as_deref().map(str::to_string).or_else(|| tz.clone());
+                assert_eq!(
+                    (g.date, g.category, g.attrib, zone),
+                    (w.date, w.category, w.attrib, w.timezone.clone())
+                );
+                for code in READ_CODES.into_iter().chain([0, 4, 71, 999]) {
+                    let want = READ_CODES.contains(&code).then(|| w.value(code)).flatten();
+                    assert_eq!(g.value(code).map(f64::to_bits), want.map(f64::to_bits), "{code}");
+                }
+                assert_eq!((g.ambiguous(), g.manual()), (w.ambiguous(), w.manual()));
+            }
+            let typed = page.rows;
             assert!(!typed.is_empty());
-            assert_eq!(typed, want);
         }
     }
 }
