@@ -228,13 +228,13 @@ fn median_into(values: impl Iterator<Item = f64>, buf: &mut Vec<i64>) -> Option<
 /// `x` as an integer ordered as [`f64::total_cmp`] orders floats (the same bit trick). The
 /// medians select on these keys: comparing two integers is inlined where `total_cmp` was a
 /// call per comparison, and the trends compared ~60 million times for ten years of weigh-ins.
-fn key(x: f64) -> i64 {
+pub(super) fn key(x: f64) -> i64 {
     let b = x.to_bits() as i64;
     b ^ (((b >> 63) as u64) >> 1) as i64
 }
 
 /// The float of a [`key`] (the transform is its own inverse).
-fn unkey(k: i64) -> f64 {
+pub(super) fn unkey(k: i64) -> f64 {
     f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64)
 }
 
