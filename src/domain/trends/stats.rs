@@ -111,20 +111,10 @@ struct Slopes {
     total: usize,
 }
 
-/// Every pairwise slope.
+/// Every pairwise slope: the band of all of them (one copy of the pairs' loop fewer).
 fn every_slope(pts: &[(f64, f64)]) -> Slopes {
-    // Written in place into room for every pair, then cut to those kept: `push` was a call and
-    // a capacity check per slope, for up to half a million slopes per series.
-    let mut v = vec![0; pts.len().saturating_mul(pts.len().saturating_sub(1)) / 2];
-    let mut kept = 0;
-    pair_slopes(pts, 1, |k| {
-        if let Some(slot) = v.get_mut(kept) {
-            *slot = k;
-            kept += 1;
-        }
-    });
-    v.truncate(kept);
-    Slopes { v, below: 0, low: (0, 0), high: (0, 0), total: kept }
+    let pairs = pts.len().saturating_mul(pts.len().saturating_sub(1)) / 2;
+    between(pts, i64::MIN, i64::MAX, pairs)
 }
 
 /// Fewer pairs than this are all kept: the band would be most of them.
@@ -164,7 +154,8 @@ fn band(pts: &[(f64, f64)]) -> Option<Slopes> {
 
 /// The slopes from `lo` to `hi` (keys, inclusive), room made for about `room` of them.
 fn between(pts: &[(f64, f64)], lo: i64, hi: i64, room: usize) -> Slopes {
-    // Written in place, as in `every_slope`, into room for the band the sample foresees.
+    // Written in place into the room foreseen (grown past it if need be): `push` was a call and
+    // a capacity check per slope, for up to half a million slopes per series.
     let mut v = vec![0; room];
     let (mut below, mut kept, mut at_lo, mut at_hi, mut above) = (0, 0, 0, 0, 0);
     pair_slopes(pts, 1, |k| {
