@@ -65,22 +65,27 @@ pub fn scrub_with(text: &str, known: &[String]) -> String {
 /// `error_code` and `codes` do not match. The one list: `domain::privacy` strips the same keys
 /// from raw records.
 pub fn is_secret_key(key: &str) -> bool {
-    // Normalised on the stack: this runs for every key of every record a list returns, where a
-    // string per key was a tenth of a long answer's time. Longer keys (rare) take a buffer.
+    with_normal_key(key, names_secret)
+}
+
+/// `f` of `key` in lower case without `_` and `-`. Normalised on the stack: this runs for every
+/// key of every record a list returns, where a string per key was a tenth of a long answer's
+/// time. Longer keys (rare) take a buffer.
+pub fn with_normal_key<R>(key: &str, f: impl FnOnce(&[u8]) -> R) -> R {
     let normal = || key.bytes().filter(|b| *b != b'_' && *b != b'-').map(|b| b.to_ascii_lowercase());
     let mut buf = [0u8; 64];
     let mut n = 0;
     for b in normal() {
-        let Some(slot) = buf.get_mut(n) else { return names_secret(&normal().collect::<Vec<u8>>()) };
+        let Some(slot) = buf.get_mut(n) else { return f(&normal().collect::<Vec<u8>>()) };
         *slot = b;
         n += 1;
     }
-    names_secret(buf.get(..n).unwrap_or_default())
+    f(buf.get(..n).unwrap_or_default())
 }
 
 /// [`is_secret_key`] of a normalised key (bytes: the patterns are ASCII, and a byte of a
 /// multi-byte character never equals an ASCII one, so this answers as characters would).
-fn names_secret(k: &[u8]) -> bool {
+pub fn names_secret(k: &[u8]) -> bool {
     let has = |p: &[u8]| k.windows(p.len()).any(|w| w == p);
     k.ends_with(b"token")
         || has(b"secret")
