@@ -660,7 +660,7 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, decode: &Decode) -> R
     out.empty = out.records.is_empty() && !fetched.has_more;
     out.range = Some(range_out(&range, &s.zone));
     let markdown = list_markdown(spec, &out, &lines);
-    Ok(Output { structured: out.to_value()?, markdown, extra: Vec::new() })
+    Ok(Output { structured: out.into_value()?, markdown, extra: Vec::new() })
 }
 
 /// The range as dates and instants in the user's zone, for the answer.
