@@ -764,7 +764,7 @@ mod tests {
         for (row, want) in cases {
             let r = &stamped(&[row])[0];
             assert_eq!(r.day_in(&paris).map(|d| d.to_string()).as_deref(), *want, "{row}");
-            assert_eq!(&*r.text, *row, "the row's text as sent");
+            assert_eq!(r.text(), *row, "the row's text as sent");
         }
         let rows = stamped(&[r#"{"startdate":5}"#, r#"{"x":1}"#, r#"{"date":"1970-01-01"}"#, "7"]);
         assert_eq!(rows.iter().map(Stamped::time).collect::<Vec<_>>(), [5, i64::MAX, 0, i64::MAX]);

@@ -248,7 +248,7 @@ impl Client {
         action: &str,
         params: &[(&str, String)],
     ) -> Result<PageBody<R>> {
-        R::page(&self.call_answer(path, action, params)?, &format!("{path} {action}"))
+        R::page_of(self.call_answer(path, action, params)?, &format!("{path} {action}"))
     }
 
     /// [`Client::call`], leaving the answer's text undecoded (to decode as a typed body).
@@ -334,9 +334,9 @@ impl Client {
     ) -> Result<Walk> {
         let endpoint = format!("{path} {action}");
         self.walk(path, action, params, start_offset, &mut |answer, here| {
-            let page = R::page(&answer, &endpoint)?;
-            // The answer's text goes before the rows are used.
-            drop(answer);
+            // The answer is given away: its text goes before the rows are used, unless they
+            // share it.
+            let page = R::page_of(answer, &endpoint)?;
             let (more, next) = (page.more.unwrap_or(false), page.offset);
             Ok((visit(page, here)?, more, next))
         })

@@ -82,30 +82,40 @@ impl Answer {
         endpoint: &str,
         row: &mut dyn FnMut(&mut Scan<'_>) -> std::result::Result<R::Kept, Fault>,
     ) -> Result<PageBody<R>> {
-        let mut page = PageBody::default();
-        let read = scan::whole(&self.text, |s| {
-            s.object(&mut |s, key| match key {
-                "body" => match s.peek()? {
-                    b'{' => s.object(&mut |s, key| {
-                        match key {
-                            "measuregrps" | "series" | "activities" => page.rows = scan_rows(s, row)?,
-                            "more" => page.more = s.lit()?.flag(),
-                            "offset" => page.offset = s.lit()?.int(),
-                            "timezone" => page.timezone = s.lit()?.text(),
-                            _ => s.skip()?,
-                        }
-                        Ok(())
-                    }),
-                    b'n' => s.skip(),
-                    _ => Err(Fault::Shape("the body is not an object")),
-                },
-                _ => s.skip(),
-            })
-        });
-        match read {
-            Ok(()) => Ok(page),
-            Err(f) => Err(fault_error(f, self.http_status, endpoint)),
-        }
+        scan_page(&self.text, self.http_status, endpoint, row)
+    }
+}
+
+/// [`Answer::scan_page`] of an answer's text and status.
+pub fn scan_page<R: Row>(
+    text: &str,
+    http_status: u16,
+    endpoint: &str,
+    row: &mut dyn FnMut(&mut Scan<'_>) -> std::result::Result<R::Kept, Fault>,
+) -> Result<PageBody<R>> {
+    let mut page = PageBody::default();
+    let read = scan::whole(text, |s| {
+        s.object(&mut |s, key| match key {
+            "body" => match s.peek()? {
+                b'{' => s.object(&mut |s, key| {
+                    match key {
+                        "measuregrps" | "series" | "activities" => page.rows = scan_rows(s, row)?,
+                        "more" => page.more = s.lit()?.flag(),
+                        "offset" => page.offset = s.lit()?.int(),
+                        "timezone" => page.timezone = s.lit()?.text(),
+                        _ => s.skip()?,
+                    }
+                    Ok(())
+                }),
+                b'n' => s.skip(),
+                _ => Err(Fault::Shape("the body is not an object")),
+            },
+            _ => s.skip(),
+        })
+    });
+    match read {
+        Ok(()) => Ok(page),
+        Err(f) => Err(fault_error(f, http_status, endpoint)),
     }
 }
 
@@ -192,6 +202,11 @@ pub trait Row: Sized {
     /// One answer's page of these rows: through serde (`answer.body`), or the scanner for the
     /// rows of long answers.
     fn page(answer: &Answer, endpoint: &str) -> Result<PageBody<Self>>;
+    /// [`Row::page`] of an answer given away: rows that keep their text ([`stamped::Stamped`])
+    /// share the answer's instead of copying theirs out of it.
+    fn page_of(answer: Answer, endpoint: &str) -> Result<PageBody<Self>> {
+        Self::page(&answer, endpoint)
+    }
 }
 
 /// The row's own text, for the list tools (which decode only the rows they return).
