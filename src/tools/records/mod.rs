@@ -146,13 +146,12 @@ fn privacy_view(
 /// Our fields, then `shape.whole`, then the upstream fields the record does not read (never over
 /// ours), then `shape.last`.
 fn pass_through(ours: Map<String, Value>, upstream: Map<String, Value>, shape: &Shape) -> Map<String, Value> {
-    let (mut out, mut last) = (Map::new(), Map::new());
-    for (k, v) in ours {
-        match shape.last.contains(&k.as_str()) {
-            true => last.insert(k, v),
-            false => out.insert(k, v),
-        };
-    }
+    // Ours is kept as built when none of its keys goes last (a measure group): building it
+    // again, key by key, was a twentieth of a thousand-group list's instructions.
+    let (mut out, last): (Map<String, Value>, Map<String, Value>) = match shape.last.is_empty() {
+        true => (ours, Map::new()),
+        false => ours.into_iter().partition(|(k, _)| !shape.last.contains(&k.as_str())),
+    };
     if let Some(key) = shape.whole {
         let mut whole = match upstream.get(key) {
             Some(Value::Object(m)) => m.clone(),
