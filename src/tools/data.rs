@@ -207,7 +207,7 @@ fn list_sleep_detail(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
 fn decode_rows(
     ctx: &Ctx,
     source: Source,
-    rows: &[Box<RawValue>],
+    rows: &[Box<str>],
     body_zone: Option<&str>,
     zones: &mut Zones,
     s: &Settings,
@@ -224,12 +224,12 @@ fn decode_rows(
 
 /// Decodes a list tool's rows into its records and their markdown lines.
 type Decode<'a> =
-    dyn Fn(&[Box<RawValue>], Option<&str>, &mut Zones, &Settings) -> Result<Vec<(Value, String)>> + 'a;
+    dyn Fn(&[Box<str>], Option<&str>, &mut Zones, &Settings) -> Result<Vec<(Value, String)>> + 'a;
 
 fn typed<L: Listed>(
     ctx: &Ctx,
     spec: &Spec,
-    rows: &[Box<RawValue>],
+    rows: &[Box<str>],
     body_zone: Option<&str>,
     zones: &mut Zones,
     s: &Settings,
@@ -423,7 +423,7 @@ pub fn stream(
             rows.retain(|r| r.time() >= window.start.0);
         }
         crate::sort::by_key(&mut rows, Stamped::time);
-        let rows = raw_rows(spec, rows)?;
+        let rows = raw_rows(rows);
         for (record, _) in decode_rows(ctx, source, &rows, timezone.as_deref(), zones, s)? {
             each(record)?;
         }
@@ -450,10 +450,10 @@ pub fn first_day_seen(
     Ok(first)
 }
 
-/// Rows in the form the record decoders take.
-fn raw_rows(spec: &Spec, rows: impl IntoIterator<Item = Stamped>) -> Result<Vec<Box<RawValue>>> {
-    let endpoint = format!("{} {}", spec.path, spec.action);
-    rows.into_iter().map(|r| r.raw(&endpoint)).collect()
+/// Rows in the form the record decoders take: their text, JSON as the scanner checked it (a
+/// `RawValue` would parse each row again to check it).
+fn raw_rows(rows: impl IntoIterator<Item = Stamped>) -> Vec<Box<str>> {
+    rows.into_iter().map(|r| r.text().into()).collect()
 }
 
 fn spec_of(source: Source) -> &'static Spec {
@@ -586,7 +586,7 @@ fn newest_first(
     range: &Range,
     limit: usize,
     offset: Option<i64>,
-) -> Result<Fetched<Box<RawValue>>> {
+) -> Result<Fetched<Box<str>>> {
     let offset = offset.unwrap_or(0).max(0);
     let (chunked, read_limit, from) = match offset >= CHUNKED {
         true => (true, limit, Some(offset - CHUNKED)),
@@ -609,10 +609,10 @@ fn newest_first(
     let (has_more, timezone, budget_spent) = (all.has_more, all.timezone, all.budget_spent);
     if chunk {
         let next_offset = all.next_offset.filter(|_| has_more).map(|o| o + CHUNKED);
-        return Ok(Fetched { rows: raw_rows(spec, rows)?, has_more, next_offset, timezone, budget_spent });
+        return Ok(Fetched { rows: raw_rows(rows), has_more, next_offset, timezone, budget_spent });
     }
     let (skip, total) = (usize::try_from(offset).unwrap_or(0), rows.len());
-    let rows = raw_rows(spec, rows.into_iter().skip(skip).take(limit))?;
+    let rows = raw_rows(rows.into_iter().skip(skip).take(limit));
     let end = skip.saturating_add(rows.len());
     let has_more = end < total;
     let next_offset = has_more.then_some(end as i64);
@@ -647,7 +647,13 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, decode: &Decode) -> R
     }
     let fetched = match spec.pages {
         true => newest_first(&mut client, spec, &range, limit, offset)?,
-        false => fetch::<Box<RawValue>>(&mut client, spec, &range, limit, offset, true)?,
+        false => {
+            let f = fetch::<Box<RawValue>>(&mut client, spec, &range, limit, offset, true)?;
+            let rows = f.rows.into_iter().map(Box::<str>::from).collect();
+            let (has_more, next_offset, timezone, budget_spent) =
+                (f.has_more, f.next_offset, f.timezone, f.budget_spent);
+            Fetched { rows, has_more, next_offset, timezone, budget_spent }
+        }
     };
     let mut zones = Zones::new(s.zone.clone());
     let (records, lines): (Vec<Value>, Vec<String>) =

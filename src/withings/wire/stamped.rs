@@ -5,12 +5,10 @@
 use std::ops::Range;
 use std::rc::Rc;
 
-use serde_json::value::RawValue;
-
 use super::scan::{Fault, Lit, Scan};
 use super::{Answer, PageBody, Row};
+use crate::Result;
 use crate::domain::time::{CivilDate, Instant, Zone};
-use crate::{Error, Result};
 
 /// A row's text, as Withings sent it, and when it happened.
 #[derive(Debug)]
@@ -46,12 +44,6 @@ impl Stamped {
     /// The row's text, as Withings sent it.
     pub fn text(&self) -> &str {
         self.page.get(self.span.clone()).unwrap_or_default()
-    }
-
-    /// The row as the record decoders take it.
-    pub fn raw(self, endpoint: &str) -> Result<Box<RawValue>> {
-        RawValue::from_string(self.text().to_string())
-            .map_err(|e| Error::json(format!("withings {endpoint}"), e))
     }
 }
 
