@@ -82,7 +82,12 @@ struct MeasureOut {
 
 impl Serialize for MeasureOut {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
+        // The entries counted first: a map into which eight measures a group are serialised
+        // (a `Value` tree) then has its room from the start, not grown three times.
+        let optional = [self.position.is_some(), self.position_name.is_some(), self.classification.is_some()];
+        let extra = self.extra.iter().flatten().filter(|(k, _)| !self.has(k)).count();
+        let len = 6 + optional.iter().filter(|b| **b).count() + extra + usize::from(self.display.is_some());
+        let mut m = s.serialize_map(Some(len))?;
         m.serialize_entry("type", &self.code)?;
         m.serialize_entry("name", &self.name)?;
         m.serialize_entry("unit", self.unit)?;
