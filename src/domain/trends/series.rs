@@ -328,10 +328,11 @@ fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>)
             window.insert(x.value);
             hi += 1;
         }
+        let in_order = window.sorted();
         // A neighbourhood of one repeated value (a metric unchanged for weeks) holds no outlier:
         // the reading is its median, at distance 0 whatever the spread. Halving, which an even
         // count's median does, is exact but for subnormal values, left to the general path.
-        let constant = match (window.v.first(), window.v.last()) {
+        let constant = match (in_order.first(), in_order.last()) {
             (Some(a), Some(b)) => a == b && unkey(*a) / 2.0 + unkey(*a) / 2.0 == unkey(*a),
             _ => false,
         };
@@ -341,7 +342,7 @@ fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>)
         }
         let local = match values.get(lo..hi) {
             Some(slice) if slice.len() >= p.min_local && slice.len() <= MAX_NEIGHBOURS => {
-                sorted_median_mad(window.v.len(), |i| window.at(i))
+                sorted_median_mad(in_order.len(), |i| in_order.get(i).copied().map(unkey))
                     .map(|(m, mad)| (m, spread(slice, m, mad, p.min_spread)))
             }
             Some(slice) if slice.len() >= p.min_local => {
@@ -349,7 +350,7 @@ fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>)
                 // only where it is read (the sorted window mostly gives its median and MAD, and
                 // its values are read only when the MAD is 0): gathering it for every reading
                 // took a sixth of a ten-year trend.
-                let found = dense.median_mad(slice, &window.v);
+                let found = dense.median_mad(slice, in_order);
                 let subsample: &[f64] = match found {
                     Some((_, mad)) if !reads_values(mad) => &[],
                     _ => {
@@ -414,29 +415,60 @@ fn reads_values(mad: f64) -> bool {
 /// ([`sorted_median_mad`]). The values are held as their [`key`]s, whose integer order is
 /// `total_cmp`'s: the bisections compare integers in line, where `total_cmp` was a call per
 /// step (a tenth of a ten-year trend's time).
+///
+/// A value leaving is only marked (`hole`) until the next one arrives: the values between the
+/// two places then move by one, where removing and inserting each moved everything after its
+/// place. A third as many moves for a sliding window, and musl's `memmove`, which the static
+/// binary has, moves a word at a time: it was a fifth of that binary's ten-year trend.
 #[derive(Default)]
 struct SortedWindow {
     v: Vec<i64>,
+    /// A place in `v` whose value has left (still there, so `v` stays in order).
+    hole: Option<usize>,
 }
 
 impl SortedWindow {
     fn insert(&mut self, x: f64) {
         let k = key(x);
         let i = self.v.partition_point(|y| *y < k);
-        self.v.insert(i, k);
-    }
-
-    fn remove(&mut self, x: f64) {
-        let k = key(x);
-        let i = self.v.partition_point(|y| *y < k);
-        if self.v.get(i) == Some(&k) {
-            self.v.remove(i);
+        match self.hole.take() {
+            None => self.v.insert(i, k),
+            Some(h) if i <= h => {
+                self.v.copy_within(i..h, i + 1);
+                self.put(i, k);
+            }
+            Some(h) => {
+                self.v.copy_within(h + 1..i, h);
+                self.put(i - 1, k);
+            }
         }
     }
 
-    /// The `i`-th smallest value.
-    fn at(&self, i: usize) -> Option<f64> {
-        self.v.get(i).copied().map(unkey)
+    fn put(&mut self, i: usize, k: i64) {
+        if let Some(slot) = self.v.get_mut(i) {
+            *slot = k;
+        }
+    }
+
+    fn remove(&mut self, x: f64) {
+        self.settle();
+        let k = key(x);
+        let i = self.v.partition_point(|y| *y < k);
+        if self.v.get(i) == Some(&k) {
+            self.hole = Some(i);
+        }
+    }
+
+    fn settle(&mut self) {
+        if let Some(h) = self.hole.take() {
+            self.v.remove(h);
+        }
+    }
+
+    /// The values in order, as keys.
+    fn sorted(&mut self) -> &[i64] {
+        self.settle();
+        &self.v
     }
 }
 
@@ -656,7 +688,8 @@ mod tests {
                 lo += 1;
             }
             let want = median_mad(&values[lo..=hi]).unwrap();
-            let got = sorted_median_mad(w.v.len(), |i| w.at(i)).unwrap();
+            let in_order = w.sorted();
+            let got = sorted_median_mad(in_order.len(), |i| in_order.get(i).copied().map(unkey)).unwrap();
             assert_eq!(
                 (got.0.to_bits(), got.1.to_bits()),
                 (want.0.to_bits(), want.1.to_bits()),
