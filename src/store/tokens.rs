@@ -175,7 +175,10 @@ fn remembered(t: Tokens) -> Tokens {
 /// Writes the token file atomically with mode 0600, creating its directory 0700.
 pub fn save(path: &Path, tokens: &Tokens) -> Result<()> {
     fsutil::ensure_private_dir(&fsutil::parent(path))?;
-    let text = serde_json::to_string_pretty(tokens).map_err(|e| Error::json("token file", e))?;
+    // Through a `Value`: the program already writes `Value`s pretty, and a pretty writer for the
+    // `Tokens` struct itself would be a second copy of serde_json's serializer just for this file.
+    let value = serde_json::to_value(tokens).map_err(|e| Error::json("token file", e))?;
+    let text = serde_json::to_string_pretty(&value).map_err(|e| Error::json("token file", e))?;
     fsutil::write_atomic(path, text.as_bytes(), 0o600)
 }
 

@@ -187,7 +187,11 @@ pub fn run(ctx: &Ctx, opts: &ExportOpts) -> Result<u8> {
         requests: progress.all_requests(),
         demo: ctx.demo(),
     };
-    let text = serde_json::to_string(&summary).map_err(|e| Error::json("the export summary", e))?;
+    // Through a `Value`, whose writer the program has anyway: writing the struct directly would
+    // compile serde_json's serializer once more for these three types.
+    let text = serde_json::to_value(&summary)
+        .and_then(|v| serde_json::to_string(&v))
+        .map_err(|e| Error::json("the export summary", e))?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{text}").and_then(|()| out.flush()).map_err(|e| Error::io("stdout", e))?;
     Ok(0)
