@@ -271,6 +271,7 @@ pub struct MeasureGroup {
 }
 
 /// The group fields read by [`decode_measure_group`]; the list tools pass the others through.
+/// In this order: the list's group reader places the integers, then the texts, by it.
 pub const GROUP_KEYS: &[&str] = &[
     "grpid",
     "date",
@@ -278,11 +279,11 @@ pub const GROUP_KEYS: &[&str] = &[
     "modified",
     "category",
     "attrib",
+    "modelid",
+    "model_id",
     "deviceid",
     "hash_deviceid",
     "model",
-    "modelid",
-    "model_id",
     "timezone",
     "comment",
     "measures",
@@ -421,6 +422,15 @@ pub fn decode_measure(v: &Value) -> Option<Measure> {
             }
         }
     }
+    measure([value, code, unit, position], extra)
+}
+
+/// A measure from its `value`, `type`, `unit` and `position` as read, and its unknown fields;
+/// `None` without a value or a type. Shared by the tree reader above and the list's scanner.
+pub fn measure(
+    [value, code, unit, position]: [Option<i64>; 4],
+    extra: serde_json::Map<String, Value>,
+) -> Option<Measure> {
     let (raw_value, code) = (value?, code?);
     let raw_unit = unit.unwrap_or(0).clamp(-300, 300) as i32;
     Some(Measure {

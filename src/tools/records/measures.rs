@@ -19,14 +19,16 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use crate::domain::fields::{self, as_int};
 use crate::domain::measures::{
-    GROUP_KEYS, Measure, MeasureGroup, attrib_name, category_name, decode_measure_group, position_name,
+    GROUP_KEYS, Measure, MeasureGroup, attrib_name, category_name, measure, position_name,
 };
-use crate::domain::privacy::Domain;
-use crate::domain::time::{Zones, format_local};
+use crate::domain::privacy::{Domain, PrivacyMode};
+use crate::domain::time::{Instant, Zones, format_local};
 use crate::domain::units::{self, Units};
 use crate::tools::records::{Kept, Listed, when};
 use crate::withings::wire::Row;
+use crate::withings::wire::scan::{Fault, Scan};
 
 /// A measure group as a list record.
 #[derive(Debug, Serialize)]
@@ -175,11 +177,130 @@ impl MeasureOut {
 pub struct MeasGroupRow(MeasureGroup, Value);
 
 impl<'de> Deserialize<'de> for MeasGroupRow {
+    /// The list reads its rows with [`read_group`]; serde reads only a row that is not an
+    /// object (a group of no fields) or that is not JSON (refused).
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MeasGroupRow, D::Error> {
-        // Only the rows a list returns are read this way (at most a few hundred).
         let tree = Value::deserialize(d)?;
-        Ok(MeasGroupRow(decode_measure_group(&tree, None), tree))
+        let group = match tree.is_object() {
+            true => read_group(&tree.to_string(), true).map(|(g, _)| g),
+            false => None,
+        };
+        Ok(MeasGroupRow(group.unwrap_or_default(), tree))
     }
+}
+
+/// A group read from its text by the scanner: its measures straight into [`Measure`]s, its other
+/// fields into a tree, the measures' too when `whole` (the raw mode shows the row whole; the
+/// structured mode passes through only the group's unknown fields, and `measures` is ours). A
+/// thousand groups' trees, eight measure maps each, cost a thousand-group list a sixth of its
+/// instructions. `None` for a row that is not an object or not JSON (serde then reads it, or
+/// says why not).
+fn read_group(text: &str, whole: bool) -> Option<(MeasureGroup, Value)> {
+    let mut tree = Map::new();
+    let mut measures = Vec::new();
+    // grpid, date, created, modified, category, attrib, modelid, model_id; deviceid,
+    // hash_deviceid, model, timezone, comment: as `decode_measure_group` reads them.
+    let mut ints = [None; 8];
+    let mut texts: [Option<String>; 5] = Default::default();
+    let mut s = Scan::new(text);
+    // A key sent twice counts its last value, as in a tree.
+    s.object(&mut |s, key| {
+        let from = s.at();
+        match key {
+            "measures" => {
+                measures = read_measures(s)?;
+                // Kept only for the raw mode: the structured mode shows our measures.
+                if !whole {
+                    return Ok(());
+                }
+            }
+            _ => s.skip()?,
+        }
+        let v: Value = serde_json::from_str(s.since(from)).map_err(|_| Fault::Syntax)?;
+        if let Some(i) = GROUP_KEYS.iter().position(|k| *k == key) {
+            match (ints.get_mut(i), texts.get_mut(i.wrapping_sub(8))) {
+                (Some(n), _) => *n = as_int(&v),
+                (None, Some(t)) => *t = v.as_str().filter(|t| !t.is_empty()).map(str::to_string),
+                (None, None) => {}
+            }
+        }
+        if whole || !GROUP_KEYS.contains(&key) {
+            tree.insert(key.to_string(), v);
+        }
+        Ok(())
+    })
+    .ok()?;
+    s.end().ok()?;
+    let [grpid, date, created, modified, category, attrib, modelid, model_id] = ints;
+    let [deviceid, hash_deviceid, model, timezone, comment] = texts;
+    let tree = Value::Object(tree);
+    let group = MeasureGroup {
+        grpid,
+        date: date.map(Instant),
+        created: created.map(Instant),
+        modified: modified.map(Instant),
+        category,
+        attrib,
+        deviceid,
+        hash_deviceid,
+        model,
+        modelid: modelid.or(model_id),
+        timezone,
+        comment,
+        measures,
+        extra: fields::extra_boxed(&tree, GROUP_KEYS),
+    };
+    Some((group, tree))
+}
+
+/// The value where the reader stands, as serde reads it.
+fn subtree(s: &mut Scan<'_>) -> Result<Value, Fault> {
+    let from = s.at();
+    s.skip()?;
+    serde_json::from_str(s.since(from)).map_err(|_| Fault::Syntax)
+}
+
+/// A group's `measures` as `decode_measure_group` reads them from a tree: an array's, or one
+/// object as a list of one; anything else is none.
+fn read_measures(s: &mut Scan<'_>) -> Result<Vec<Measure>, Fault> {
+    let mut out = Vec::with_capacity(8);
+    match s.peek()? {
+        b'[' => s.array(&mut |s| {
+            out.extend(read_measure(s)?);
+            Ok(())
+        })?,
+        _ => out.extend(read_measure(s)?),
+    }
+    Ok(out)
+}
+
+/// One measure as `decode_measure` reads it from a tree: one that is not an object, or has no
+/// value or type, is none. (A few hundred groups are read: the scanner's in-place integer reader,
+/// as the trends use it, would be as much code again.)
+fn read_measure(s: &mut Scan<'_>) -> Result<Option<Measure>, Fault> {
+    if s.peek()? != b'{' {
+        s.skip()?;
+        return Ok(None);
+    }
+    let mut known = [None; 4];
+    let mut extra = Map::new();
+    s.object(&mut |s, key| {
+        let at = match key {
+            "value" => 0,
+            "type" => 1,
+            "unit" => 2,
+            "position" => 3,
+            // Deprecated: not passed through.
+            "algo" | "fm" => return s.skip(),
+            _ => {
+                extra.insert(key.to_string(), subtree(s)?);
+                return Ok(());
+            }
+        };
+        known[at] = s.lit()?.int();
+        Ok(())
+    })?;
+    Ok(measure(known, extra))
 }
 
 impl Row for MeasGroupRow {
@@ -220,6 +341,11 @@ impl Listed for GroupOut {
 
     fn zone((g, _): &Kept<Self>) -> Option<&str> {
         g.timezone.as_deref()
+    }
+
+    /// The raw mode shows the row whole: its tree is kept whole.
+    fn read(text: &str, mode: PrivacyMode) -> Option<Kept<Self>> {
+        read_group(text, mode == PrivacyMode::Raw)
     }
 
     fn upstream((_, tree): &mut Kept<Self>) -> Option<Value> {
@@ -311,6 +437,41 @@ mod tests {
         records::<GroupOut>(&Env::default(), "", &rows, None, zones, mode, Units::Metric, &all)
             .unwrap()
             .remove(0)
+    }
+
+    #[test]
+    fn the_scanner_reads_a_group_as_serde_does() {
+        let rows = [
+            r#"{"grpid": 1, "date": 1479400000, "timezone": "Europe/Paris", "comment": null, "x": [1, {"y": 2.5}],
+               "measures": [{"value": 80000, "type": 1, "unit": -3, "algo": 0, "fm": 1},
+                            {"value": "62", "type": 11, "unit": 0}, {"value": 5, "type": 9, "extra": "e"},
+                            {"value": 1.0e3, "type": 6, "position": 2}, {"type": 6}, {}, 7,
+                            {"value": 3, "type": 1, "value": 4, "unit": -0}, {"valu\u0065": 1, "type": 1}]}"#,
+            r#"{"measures": [{"value": 1, "type": 1}], "grpid": 2, "measures": [{"value": 2, "type": 1}]}"#,
+            r#"{"grpid": 3, "measures": [], "model_id": "6"}"#,
+            r#"{"grpid": 4}"#,
+            r#"{"measures": {"value": 1, "type": 1, "z": true}}"#,
+            r#"{"measures": {}, "deviceid": "d"}"#,
+            r#"{"measures": null, "grpid": "5"}"#,
+            r#"{"measures": [1, null, []], "a": {"b": [1.5, "\u00e9"]}}"#,
+        ];
+        for row in rows {
+            let tree: Value = serde_json::from_str(row).unwrap();
+            let want = crate::domain::measures::decode_measure_group(&tree, None);
+            let (got, whole) = read_group(row, true).unwrap();
+            assert_eq!((&got, whole.to_string()), (&want, tree.to_string()), "{row}");
+            assert_eq!(serde_json::from_str::<MeasGroupRow>(row).unwrap().keep().0, want, "{row}");
+            // Without the raw mode, only the fields the structured mode passes through.
+            let (got, partial) = read_group(row, false).unwrap();
+            let passed = Value::Object(fields::extra(&tree, GROUP_KEYS));
+            assert_eq!((&got, partial.to_string()), (&want, passed.to_string()), "{row}");
+        }
+        // Declined, for serde to read or refuse: not an object, not JSON.
+        for row in ["[]", "7", r#"{"grpid": 1,}"#, "{} x", r#"{"measures": [{"value": 1e400}]}"#] {
+            assert!(read_group(row, true).is_none(), "{row}");
+        }
+        let (g, _) = serde_json::from_str::<MeasGroupRow>("[1]").unwrap().keep();
+        assert_eq!(g, crate::domain::measures::decode_measure_group(&json!([1]), None));
     }
 
     #[test]

@@ -35,7 +35,13 @@ pub trait Listed: Serialize + Sized {
     /// Tidies that object as structured mode shows it (a night's sentinels become `null`).
     const CLEAN: fn(&mut Map<String, Value>) = |_| {};
 
-    /// The row's parsed tree, when decoding it kept one (taken: asked once).
+    /// The row read from its text for `mode` by a reader of the type's own, `None` to leave it
+    /// to serde (any row the reader declines: serde reads it, or says why it cannot).
+    fn read(_text: &str, _mode: PrivacyMode) -> Option<Kept<Self>> {
+        None
+    }
+    /// The row's parsed tree, when decoding it kept one (taken: asked once); in raw mode, the
+    /// whole row.
     fn upstream(_rec: &mut Kept<Self>) -> Option<Value> {
         None
     }
@@ -71,9 +77,12 @@ pub fn records<L: Listed>(
 ) -> Result<Vec<(Value, String)>> {
     let mut decoded: Vec<Kept<L>> = Vec::with_capacity(rows.len());
     for r in rows {
-        let row =
-            serde_json::from_str::<L::Wire>(r).map_err(|e| Error::json(format!("withings {endpoint}"), e))?;
-        let mut kept = row.keep();
+        let mut kept = match L::read(r, privacy) {
+            Some(kept) => kept,
+            None => serde_json::from_str::<L::Wire>(r)
+                .map_err(|e| Error::json(format!("withings {endpoint}"), e))?
+                .keep(),
+        };
         L::set_body_zone(&mut kept, body_zone);
         decoded.push(kept);
     }
