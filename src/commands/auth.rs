@@ -33,7 +33,7 @@ use crate::{Error, Result};
 pub fn run(ctx: &Ctx, opts: &AuthOpts) -> Result<u8> {
     let result = connect(ctx, opts);
     match (opts.json, result) {
-        (true, Ok(c)) => print_stdout(&format!("{}\n", c.to_value()?)).map(|()| 0),
+        (true, Ok(c)) => print_stdout(&format!("{}\n", crate::value::text(&c.to_value()?))).map(|()| 0),
         (false, Ok(c)) => {
             let scope = if c.scope.is_empty() { "unknown" } else { &c.scope };
             let text = format!(
@@ -43,7 +43,10 @@ pub fn run(ctx: &Ctx, opts: &AuthOpts) -> Result<u8> {
             print_stdout(&text).map(|()| 0)
         }
         (true, Err(e)) => {
-            print_stdout(&format!("{}\n", json!({"ok": false, "error": e.to_string()})))?;
+            print_stdout(&format!(
+                "{}\n",
+                crate::value::text(&json!({"ok": false, "error": e.to_string()}))
+            ))?;
             Err(e)
         }
         (false, Err(e)) => Err(e),

@@ -43,7 +43,7 @@ pub fn run(ctx: &Ctx, opts: &DoctorOpts) -> Result<u8> {
             let accounts = crate::tools::accounts::states(&ctx.env, ctx.now).unwrap_or_default();
             let v = json!({"ready": ready, "demo": ctx.demo(), "account": ctx.env.account()?.name(),
                 "checks": list, "next_steps": steps, "accounts": accounts});
-            format!("{v}\n")
+            format!("{}\n", crate::value::text(&v))
         }
         false => {
             let mut s = String::from("withings-mcp doctor\n");

@@ -91,7 +91,7 @@ pub fn run(ctx: &Ctx, opts: &SetupOpts) -> Result<u8> {
         None => None,
     };
     let text = match opts.json {
-        true => format!("{result}\n"),
+        true => format!("{}\n", crate::value::text(&result)),
         false => summary(&path, &result, &warnings),
     };
     print_stdout(&text)?;
@@ -215,14 +215,18 @@ fn wire_only(ctx: &Ctx, opts: &SetupOpts, kind: Option<ClientKind>) -> Result<u8
         let next = "The demo account needs no set-up: try `withings-mcp --demo call withings_daily_summary --markdown`, \
                     or wire a client to it with `withings-mcp setup --client claude --demo`.";
         let text = match opts.json {
-            true => format!("{}\n", json!({"ok": true, "demo": true, "next_step": next})),
+            true => {
+                format!("{}\n", crate::value::text(&json!({"ok": true, "demo": true, "next_step": next})))
+            }
             false => format!("{next}\n"),
         };
         return print_stdout(&text).map(|()| 0);
     };
     let client = configure_client(ctx, kind)?;
     let text = match opts.json {
-        true => format!("{}\n", json!({"ok": true, "demo": ctx.demo(), "client": client})),
+        true => {
+            format!("{}\n", crate::value::text(&json!({"ok": true, "demo": ctx.demo(), "client": client})))
+        }
         false => client_lines(&client),
     };
     print_stdout(&text).map(|()| 0)

@@ -196,7 +196,7 @@ fn plain(name: &str, value: &Value, zone: &Zone) -> Cell {
             Some(t) => format_local(Instant(t), zone),
             None => n.to_string(),
         },
-        Value::Array(samples) => samples_text(samples, zone).unwrap_or_else(|| value.to_string()),
+        Value::Array(samples) => samples_text(samples, zone).unwrap_or_else(|| crate::value::text(value)),
         v => text(v),
     };
     Cell { column: with_unit(name, unit_of(name)), text, rank: None }
@@ -241,14 +241,14 @@ fn samples_text(samples: &[Value], zone: &Zone) -> Option<String> {
         let (Some(t), Some(v)) = (s.get(0).and_then(Value::as_i64), s.get(1)) else { return None };
         out.push(Value::Array(vec![Value::String(format_local(Instant(t), zone)), v.clone()]));
     }
-    Some(Value::Array(out).to_string())
+    Some(crate::value::text(&Value::Array(out)))
 }
 
 fn text(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => crate::value::text(other),
     }
 }
 

@@ -78,7 +78,7 @@ fn serve_lines<R: Read, W: Write>(engine: &mut Engine, input: &mut BufReader<R>,
                         "invalid request: message of {n} bytes exceeds the {MAX_LINE}-byte limit; skipped"
                     ),
                 );
-                Some(jsonrpc::error(serde_json::Value::Null, e).to_string())
+                Some(crate::value::text(&jsonrpc::error(serde_json::Value::Null, e)))
             }
             Line::Complete | Line::Partial => {
                 let text = trim_line(&line);

@@ -124,7 +124,7 @@ fn write(token_path: &Path, pending: Vec<Pending>) -> Result<()> {
         .iter()
         .map(|p| json!({"state": p.state, "created_at": p.created_at, "account": p.account.name()}))
         .collect();
-    fsutil::write_atomic(&file, json!({ "pending": list }).to_string().as_bytes(), 0o600)
+    fsutil::write_atomic(&file, crate::value::text(&json!({ "pending": list })).as_bytes(), 0o600)
 }
 
 #[cfg(test)]

@@ -85,13 +85,17 @@ fn check_at(schema: &Value, value: &Value, path: &str) -> Checked {
     if let Some(Value::Array(options)) = s.get("enum")
         && !options.contains(value)
     {
-        let shown: Vec<String> = options.iter().map(|o| o.to_string()).collect();
-        return Err(format!("{path}: must be one of {}, got {value}", shown.join(", ")));
+        let shown: Vec<String> = options.iter().map(crate::value::text).collect();
+        return Err(format!(
+            "{path}: must be one of {}, got {}",
+            shown.join(", "),
+            crate::value::text(value)
+        ));
     }
     if let Some(c) = s.get("const")
         && c != value
     {
-        return Err(format!("{path}: must be {c}"));
+        return Err(format!("{path}: must be {}", crate::value::text(c)));
     }
     check_bounds(s, value, path)?;
     if let Some(obj) = value.as_object() {
@@ -143,17 +147,17 @@ fn check_bounds(s: &Map<String, Value>, value: &Value, path: &str) -> Checked {
         if let Some(min) = bound("minimum")
             && n < min
         {
-            return Err(format!("{path}: must be at least {min}, got {value}"));
+            return Err(format!("{path}: must be at least {min}, got {}", crate::value::text(value)));
         }
         if let Some(max) = bound("maximum")
             && n > max
         {
-            return Err(format!("{path}: must be at most {max}, got {value}"));
+            return Err(format!("{path}: must be at most {max}, got {}", crate::value::text(value)));
         }
         if let Some(min) = bound("exclusiveMinimum")
             && n <= min
         {
-            return Err(format!("{path}: must be greater than {min}, got {value}"));
+            return Err(format!("{path}: must be greater than {min}, got {}", crate::value::text(value)));
         }
     }
     if let Some(text) = value.as_str() {

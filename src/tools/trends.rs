@@ -599,8 +599,8 @@ fn run_chart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
 fn chart_markdown(a: &Analysis, v: &Value) -> String {
     let unit = v["unit"].as_str().unwrap_or("");
     let with_unit = |x: &Value| match unit {
-        "" => x.to_string(),
-        u => format!("{x} {u}"),
+        "" => crate::value::text(x),
+        u => format!("{} {u}", crate::value::text(x)),
     };
     let mut md = format!(
         "# {} chart\n\n{} from {} to {} ({}): {} readings as points, {} rejected; verdict: {}.\n",

@@ -182,7 +182,7 @@ impl<'de> Deserialize<'de> for MeasGroupRow {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MeasGroupRow, D::Error> {
         let tree = Value::deserialize(d)?;
         let group = match tree.is_object() {
-            true => read_group(&tree.to_string(), true).map(|(g, _)| g),
+            true => read_group(&crate::value::text(&tree), true).map(|(g, _)| g),
             false => None,
         };
         Ok(MeasGroupRow(group.unwrap_or_default(), tree))
