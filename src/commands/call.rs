@@ -43,7 +43,7 @@ pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
             (dispatch::error_json(&e), 1)
         }
     };
-    let text = serde_json::to_string_pretty(&value).map_err(|e| Error::json("tool output", e))?;
+    let text = crate::value::pretty(&value);
     print_line(&text)?;
     Ok(code)
 }

@@ -43,7 +43,7 @@ pub fn run(ctx: &Ctx, opts: &SetupOpts) -> Result<u8> {
         config.insert(key.name().into(), Value::String(value.clone()));
     }
     fsutil::ensure_private_dir(&fsutil::parent(&path))?;
-    let text = serde_json::to_string_pretty(&Value::Object(config)).map_err(|e| Error::json("config", e))?;
+    let text = crate::value::pretty(&Value::Object(config));
     let text = format!("{text}\n");
     // Running setup again with the same settings leaves the file (and its time stamp) alone,
     // and says so rather than claim a write.

@@ -368,7 +368,7 @@ impl Engine {
         match tools::run(&self.call_ctx(params)?, tool, &args) {
             Ok(out) => {
                 let body = with_demo_flag(&self.ctx, out.structured);
-                let text = serde_json::to_string_pretty(&body).unwrap_or_default();
+                let text = crate::value::pretty(&body);
                 Ok(json!({"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}))
             }
             Err(e) => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("reading {uri} failed: {e}"))),
@@ -438,7 +438,7 @@ fn success_result(ctx: &Ctx, args: &Value, out: Output) -> Value {
     let structured = with_demo_flag(ctx, out.structured);
     let json_text = args.get("response_format").and_then(Value::as_str) == Some("json");
     let text = match json_text {
-        true => serde_json::to_string_pretty(&structured).unwrap_or_default(),
+        true => crate::value::pretty(&structured),
         false if ctx.demo() => {
             format!("{}\n\n{}", tools::DEMO_NOTE, out.markdown)
         }

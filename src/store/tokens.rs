@@ -178,7 +178,7 @@ pub fn save(path: &Path, tokens: &Tokens) -> Result<()> {
     // Through a `Value`: the program already writes `Value`s pretty, and a pretty writer for the
     // `Tokens` struct itself would be a second copy of serde_json's serializer just for this file.
     let value = serde_json::to_value(tokens).map_err(|e| Error::json("token file", e))?;
-    let text = serde_json::to_string_pretty(&value).map_err(|e| Error::json("token file", e))?;
+    let text = crate::value::pretty(&value);
     fsutil::write_atomic(path, text.as_bytes(), 0o600)
 }
 

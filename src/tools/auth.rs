@@ -287,7 +287,7 @@ fn to_value(out: &impl Serialize) -> Result<Value> {
 
 fn render(structured: Value, markdown: String, args: &Map<String, Value>) -> Output {
     let markdown = match wants_json(args) {
-        true => serde_json::to_string_pretty(&structured).unwrap_or_default(),
+        true => crate::value::pretty(&structured),
         false => markdown,
     };
     Output { structured, markdown, extra: Vec::new() }

@@ -26,7 +26,7 @@ pub fn snippet(name: &str, entry: &Value) -> String {
     servers.insert(name.into(), entry.clone());
     let mut root = Map::new();
     root.insert("mcpServers".into(), Value::Object(servers));
-    let mut text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
+    let mut text = crate::value::pretty(&Value::Object(root));
     text.push('\n');
     text
 }
@@ -56,8 +56,7 @@ pub fn merge(path: &Path, old: Option<&str>, name: &str, entry: Value) -> Result
     }
     // Insert keeps the position of an existing entry and appends a new one.
     servers.insert(name.into(), entry);
-    let mut text = serde_json::to_string_pretty(&Value::Object(root))
-        .map_err(|e| Error::json(path.display().to_string(), e))?;
+    let mut text = crate::value::pretty(&Value::Object(root));
     text.push('\n');
     Ok(Some(text))
 }
