@@ -51,24 +51,35 @@ pub fn parse(bytes: &[u8]) -> Result<Value, RpcError> {
 fn check_size(bytes: &[u8]) -> Result<(), RpcError> {
     let top_array = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
     let (mut depth, mut items, mut entries) = (0usize, 1usize, 1usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for &b in bytes {
-        match (in_string, escaped, b) {
-            (true, true, _) => escaped = false,
-            (true, false, b'\\') => escaped = true,
-            (true, false, b'"') => in_string = false,
-            (true, false, _) => {}
-            (false, _, b'"') => in_string = true,
-            (false, _, b'[' | b'{') => {
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        at += 1;
+        match b {
+            // A string is passed over whole, an escaped character with its backslash.
+            b'"' => {
+                while let Some(&c) = bytes.get(at) {
+                    at += 1;
+                    match c {
+                        b'\\' => at += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                }
+                continue;
+            }
+            b'[' | b'{' => {
                 depth += 1;
                 items += 1;
             }
-            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
-            (false, _, b',') => {
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                continue;
+            }
+            b',' => {
                 items += 1;
                 entries += usize::from(top_array && depth == 1);
             }
-            (false, _, _) => {}
+            _ => continue,
         }
         if items > MAX_ITEMS && entries <= MAX_BATCH {
             return Err(RpcError::new(
@@ -125,10 +136,22 @@ pub enum Message {
 // The error tuple is large, but it is built once per bad message and returned straight away.
 #[allow(clippy::result_large_err)]
 pub fn classify(v: Value) -> Result<Message, (Value, RpcError)> {
-    let Value::Object(mut obj) = v else {
+    let Value::Object(obj) = v else {
         return Err((Value::Null, RpcError::new(INVALID_REQUEST, "invalid request: expected a JSON object")));
     };
-    let id = obj.remove("id");
+    // The members taken in one pass (a key appears once in a parsed map): looking each one up
+    // hashed its name again.
+    let (mut id, mut version, mut method, mut params, mut answer) = (None, None, None, None, false);
+    for (key, value) in obj {
+        match key.as_str() {
+            "id" => id = Some(value),
+            "jsonrpc" => version = Some(value),
+            "method" => method = Some(value),
+            "params" => params = Some(value),
+            "result" | "error" => answer = true,
+            _ => {}
+        }
+    }
     let id_for_error = match &id {
         Some(i @ (Value::String(_) | Value::Number(_))) => i.clone(),
         _ => Value::Null,
@@ -136,16 +159,16 @@ pub fn classify(v: Value) -> Result<Message, (Value, RpcError)> {
     let bad = |msg: &str| {
         Err((id_for_error.clone(), RpcError::new(INVALID_REQUEST, format!("invalid request: {msg}"))))
     };
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if version.as_ref().and_then(Value::as_str) != Some("2.0") {
         return bad("`jsonrpc` must be \"2.0\"");
     }
-    let method = match obj.remove("method") {
+    let method = match method {
         Some(Value::String(m)) => m,
         Some(_) => return bad("`method` must be a string"),
-        None if obj.contains_key("result") || obj.contains_key("error") => return Ok(Message::Response),
+        None if answer => return Ok(Message::Response),
         None => return bad("missing `method`"),
     };
-    let params = match obj.remove("params") {
+    let params = match params {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(p)) => p,
         // Positional params are valid JSON-RPC but no MCP method takes them.
@@ -164,12 +187,6 @@ pub fn classify(v: Value) -> Result<Message, (Value, RpcError)> {
         Some(Value::Null) => bad("`id` must not be null"),
         Some(_) => bad("`id` must be a string or an integer"),
     }
-}
-
-/// A success response. Built by moving the parts in: `json!` would deep-copy `result`
-/// through the serializer, which costs more than the whole request for `tools/list`.
-pub fn result(id: Value, result: Value) -> Value {
-    object([("jsonrpc", Value::from("2.0")), ("id", id), ("result", result)])
 }
 
 /// An object from (key, value) pairs, moving the values.

@@ -55,7 +55,7 @@ pub fn handle_mcp(
         },
         single => match engine.reply(single) {
             None => Reply::empty(202),
-            // Stored text (the tool catalogue) is always a success.
+            // A reply written as text is always a success.
             Some(dispatch::Reply::Text(text)) => Reply::json_text(200, text.into_bytes()),
             Some(dispatch::Reply::Tree(reply)) => Reply::json(status_for(&reply, stateless), &reply),
         },
