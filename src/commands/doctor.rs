@@ -3,6 +3,7 @@
 //! "checks": [{"id", "ok", "detail"}], "next_steps": [...], "accounts": [...]}` with stable ids;
 //! the exit code is 0 unless `--strict` and not ready.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use serde_json::Value;
@@ -48,7 +49,7 @@ pub fn run(ctx: &Ctx, opts: &DoctorOpts) -> Result<u8> {
         false => {
             let mut s = String::from("withings-mcp doctor\n");
             for c in &checks {
-                s.push_str(&format!("  {} {:<17} {}\n", if c.ok { "✓" } else { "✗" }, c.id, c.detail));
+                let _ = writeln!(s, "  {} {:<17} {}", if c.ok { "✓" } else { "✗" }, c.id, c.detail);
             }
             s.push_str(match (ready, ctx.demo()) {
                 (true, true) => "Ready (demo mode).\n",
@@ -56,7 +57,7 @@ pub fn run(ctx: &Ctx, opts: &DoctorOpts) -> Result<u8> {
                 (false, _) => "Not ready.\n",
             });
             for step in &steps {
-                s.push_str(&format!("  → {step}\n"));
+                let _ = writeln!(s, "  → {step}");
             }
             s
         }

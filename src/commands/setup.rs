@@ -4,6 +4,7 @@
 //! standard input (`--client-secret-stdin`) and the environment otherwise. `--client generic`
 //! and `--demo` only wire (or print) the client entry: no configuration, no sign-in.
 
+use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::{Command, Stdio};
 
@@ -110,7 +111,7 @@ fn summary(path: &std::path::Path, result: &Value, warnings: &[String]) -> Strin
     };
     s.push_str(&client_lines(&result["client"]));
     for w in warnings {
-        s.push_str(&format!("! {w}\n"));
+        let _ = writeln!(s, "! {w}");
     }
     match &result["auth"] {
         Value::Null => s.push_str("Next: run `withings-mcp auth` to connect your Withings account.\n"),
@@ -249,7 +250,7 @@ fn client_lines(c: &Value) -> String {
         _ => String::new(),
     };
     if let Some(b) = c["backup"].as_str() {
-        s.push_str(&format!("  backup of the previous file: {b}\n"));
+        let _ = writeln!(s, "  backup of the previous file: {b}");
     }
     s
 }

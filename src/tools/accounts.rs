@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
 
 use crate::Result;
 use crate::store::accounts::{Account, Accounts};
@@ -149,7 +150,7 @@ fn list(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         let served = if s.default { " (served by default)" } else { "" };
         let scopes = if s.scopes.is_empty() { "—".to_string() } else { s.scopes.join(", ") };
         let connected = if s.connected { "yes" } else { "no" };
-        md.push_str(&format!("| `{}`{served} | {connected} | {} | {scopes} |\n", s.name, s.token_words()));
+        let _ = writeln!(md, "| `{}`{served} | {connected} | {} | {scopes} |", s.name, s.token_words());
     }
     md.push_str("\nPass `account` to a data tool to read that person's data.\n");
     Ok(Output { structured, markdown: md, extra: Vec::new() })

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
 
 use crate::store::accounts::Accounts;
 use crate::store::config::Key;
@@ -83,10 +84,10 @@ impl StatusOut {
             if self.ready { "Ready" } else { "Not ready" }
         );
         for c in &self.checks {
-            md.push_str(&format!("- {} {}: {}\n", if c.ok { "✓" } else { "✗" }, c.id, c.detail));
+            let _ = writeln!(md, "- {} {}: {}", if c.ok { "✓" } else { "✗" }, c.id, c.detail);
         }
         for s in &self.next_steps {
-            md.push_str(&format!("\n{s}"));
+            let _ = write!(md, "\n{s}");
         }
         md
     }

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
 
 use crate::domain::devices::model_name;
 use crate::domain::ecg::{self, MAX_SAMPLES, Signal};
@@ -169,18 +170,23 @@ fn markdown(out: &EcgOut, listed: bool) -> String {
         (None, None, true) => "no AFib result recorded".to_string(),
         (None, None, false) => "not found in the heart list, so no time or AFib result".to_string(),
     };
-    md.push_str(&format!("- {result}\n"));
+    let _ = writeln!(md, "- {result}");
     if let Some(hr) = out.heart_rate {
-        md.push_str(&format!("- Heart rate: {} bpm\n", crate::domain::units::fmt_num(hr, 0)));
+        let _ = writeln!(md, "- Heart rate: {} bpm", crate::domain::units::fmt_num(hr, 0));
     }
     match (out.duration, out.sampling_frequency) {
-        (Some(d), Some(hz)) => md.push_str(&format!(
-            "- {} samples at {} Hz: {} s\n",
-            out.samples,
-            crate::domain::units::fmt_num(hz, 0),
-            crate::domain::units::fmt_num(d, 1)
-        )),
-        _ => md.push_str(&format!("- {} samples\n", out.samples)),
+        (Some(d), Some(hz)) => {
+            let _ = writeln!(
+                md,
+                "- {} samples at {} Hz: {} s",
+                out.samples,
+                crate::domain::units::fmt_num(hz, 0),
+                crate::domain::units::fmt_num(d, 1)
+            );
+        }
+        _ => {
+            let _ = writeln!(md, "- {} samples", out.samples);
+        }
     }
     let device = out.model_name.map(str::to_string).or(out.model.map(|m| format!("model {m}")));
     let worn = out
@@ -188,9 +194,15 @@ fn markdown(out: &EcgOut, listed: bool) -> String {
         .map(|p| p.replace('_', " "))
         .or(out.wear_position.map(|p| format!("position {p}")));
     match (device, worn) {
-        (Some(dev), Some(w)) => md.push_str(&format!("- {dev}, worn on the {w}\n")),
-        (Some(dev), None) => md.push_str(&format!("- {dev}\n")),
-        (None, Some(w)) => md.push_str(&format!("- worn on the {w}\n")),
+        (Some(dev), Some(w)) => {
+            let _ = writeln!(md, "- {dev}, worn on the {w}");
+        }
+        (Some(dev), None) => {
+            let _ = writeln!(md, "- {dev}");
+        }
+        (None, Some(w)) => {
+            let _ = writeln!(md, "- worn on the {w}");
+        }
         (None, None) => {}
     }
     if let Some(sig) = &out.signal {
@@ -198,11 +210,12 @@ fn markdown(out: &EcgOut, listed: bool) -> String {
             .sampling_frequency
             .map(|h| format!(" at {} Hz", crate::domain::units::fmt_num(h, 1)))
             .unwrap_or_default();
-        md.push_str(&format!(
-            "- Trace: {} samples in µV{hz} (every {}th of the recording) in `signal.values`\n",
+        let _ = writeln!(
+            md,
+            "- Trace: {} samples in µV{hz} (every {}th of the recording) in `signal.values`",
             sig.values.len(),
             sig.step
-        ));
+        );
     }
     md.push_str("\nA wellness reading, not a diagnosis: see a clinician about anything worrying.\n");
     md

@@ -8,6 +8,7 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
 
 use crate::domain::intraday::{self, FIELDS, FieldSet, Sample};
 use crate::domain::privacy::{self, PrivacyMode};
@@ -247,19 +248,19 @@ fn markdown(out: &ListOut<SampleOut>, units: Units) -> String {
             false => String::new(),
         };
         let (lo, hi, mean) = (show(f, st.min, units), show(f, st.max, units), show(f, st.mean, units));
-        md.push_str(&format!("| {} | {} | {lo} | {hi} | {mean} | {total} |\n", f.what, st.n));
+        let _ = writeln!(md, "| {} | {} | {lo} | {hi} | {mean} | {total} |", f.what, st.n);
     }
     md.push_str("\n| time |");
     for (_, f) in &present {
-        md.push_str(&format!(" {} |", f.name));
+        let _ = write!(md, " {} |", f.name);
     }
-    md.push_str(&format!("\n|---|{}\n", "---|".repeat(present.len())));
+    let _ = writeln!(md, "\n|---|{}", "---|".repeat(present.len()));
     for r in &out.records {
-        md.push_str(&format!("| {} |", r.local_time.get(..16).unwrap_or(&r.local_time).replace('T', " ")));
+        let _ = write!(md, "| {} |", r.local_time.get(..16).unwrap_or(&r.local_time).replace('T', " "));
         for &(i, f) in &present {
             let cell =
                 r.sample.values.get(i).copied().flatten().map(|v| show(f, v, units)).unwrap_or_default();
-            md.push_str(&format!(" {cell} |"));
+            let _ = write!(md, " {cell} |");
         }
         md.push('\n');
     }

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
 
 use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
@@ -103,16 +104,18 @@ pub fn offset(args: &Map<String, Value>) -> i64 {
 pub fn markdown_footer<R: Serialize>(out: &ListOut<R>, noun: &str) -> String {
     let mut md = String::new();
     if let Some(why) = &out.upstream.stopped {
-        md.push_str(&format!("\nStopped early: {why}.\n"));
+        let _ = writeln!(md, "\nStopped early: {why}.");
     }
     match out.next_offset {
-        Some(n) => md.push_str(&format!("\nMore {noun} exist: call again with `offset` = {n}.\n")),
+        Some(n) => {
+            let _ = writeln!(md, "\nMore {noun} exist: call again with `offset` = {n}.");
+        }
         None if out.has_more => {
-            md.push_str(&format!("\nMore {noun} exist: narrow `after`/`before` to see them.\n"))
+            let _ = writeln!(md, "\nMore {noun} exist: narrow `after`/`before` to see them.");
         }
         None => {}
     }
-    md.push_str(&format!("\n{} {noun} · privacy mode `{}`\n", out.count, out.privacy_mode.name()));
+    let _ = writeln!(md, "\n{} {noun} · privacy mode `{}`", out.count, out.privacy_mode.name());
     md
 }
 

@@ -2,6 +2,7 @@
 //! and cache status. What they say is derived from the catalogue and the real files, so it cannot
 //! drift from what the server does.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -151,13 +152,13 @@ fn inventory(_ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
     });
     let mut md = String::from("# Withings data inventory\n\n");
     for (name, what, scope, tools, _) in DOMAINS {
-        md.push_str(&format!("- **{name}** ({scope}): {what}. Tools: {}\n", code_list(tools)));
+        let _ = writeln!(md, "- **{name}** ({scope}): {what}. Tools: {}", code_list(tools));
     }
     md.push_str("\n## Privacy modes\n\n");
     for (m, w) in PRIVACY_MODES {
-        md.push_str(&format!("- `{m}`: {w}\n"));
+        let _ = writeln!(md, "- `{m}`: {w}");
     }
-    md.push_str(&format!("\n## First calls\n\n{}\n", code_list(FIRST_TOOLS)));
+    let _ = writeln!(md, "\n## First calls\n\n{}", code_list(FIRST_TOOLS));
     Ok(Output { structured, markdown: md, extra: Vec::new() })
 }
 
@@ -201,11 +202,11 @@ fn capabilities(_ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
     });
     let mut md = String::from("# What withings-mcp can read\n\n");
     for c in CAN_READ {
-        md.push_str(&format!("- {c}\n"));
+        let _ = writeln!(md, "- {c}");
     }
     md.push_str("\n## What it cannot read\n\n");
     for c in CANNOT_READ {
-        md.push_str(&format!("- {c}\n"));
+        let _ = writeln!(md, "- {c}");
     }
     md.push_str("\nProtocol: MCP 2025-11-25 (and 2025-06-18, 2025-03-26, 2024-11-05, 2026-07-28) over stdio or loopback HTTP.\n");
     Ok(Output { structured, markdown: md, extra: Vec::new() })
@@ -262,14 +263,14 @@ fn manifest(_ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     });
     let mut md = format!("# withings-mcp for {client}\n\n## Install\n\n`{setup_command}`\n");
     if let Some(p) = config_path {
-        md.push_str(&format!("\nConfig file: {p}\n"));
+        let _ = writeln!(md, "\nConfig file: {p}");
     }
     if client == "shell" {
         md.push_str("\nWithout MCP: `withings-mcp call TOOL --json '{...}'` prints the structured result; `withings-mcp tools` lists names.\n");
     }
-    md.push_str(&format!("\n## First calls\n\n{}\n\n## Rules\n\n", code_list(FIRST_TOOLS)));
+    let _ = write!(md, "\n## First calls\n\n{}\n\n## Rules\n\n", code_list(FIRST_TOOLS));
     for r in RULES {
-        md.push_str(&format!("- {r}\n"));
+        let _ = writeln!(md, "- {r}");
     }
     Ok(Output { structured, markdown: md, extra: Vec::new() })
 }
@@ -343,12 +344,12 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
     }
     md.push_str("\n## What leaves this machine\n\n");
     for l in structured["leaves_the_machine"].as_array().into_iter().flatten() {
-        md.push_str(&format!("- {}\n", l.as_str().unwrap_or("")));
+        let _ = writeln!(md, "- {}", l.as_str().unwrap_or(""));
     }
     if !problems.is_empty() {
         md.push_str("\n## Problems\n\n");
         for p in &problems {
-            md.push_str(&format!("- {p}\n"));
+            let _ = writeln!(md, "- {p}");
         }
     }
     Ok(Output { structured, markdown: md, extra: Vec::new() })

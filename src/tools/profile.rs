@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
 
 use crate::domain::devices::{self, Device};
 use crate::domain::goals::{self, Goals, Progress, WeightProgress};
@@ -160,7 +161,7 @@ fn devices_markdown(out: &ListOut<DeviceOut>) -> String {
             (Some(t), _) => format!("last synced {}", short(t)),
             (None, _) => "never synced".to_string(),
         };
-        md.push_str(&format!("- **{model}**{kind}: {battery}, {sync}\n"));
+        let _ = writeln!(md, "- **{model}**{kind}: {battery}, {sync}");
     }
     md + &list_out::markdown_footer(out, "devices")
 }
@@ -384,24 +385,26 @@ fn goals_markdown(out: &GoalsOut) -> String {
             .average
             .map(|a| format!("{} steps a day on average", grouped(a, 0)))
             .unwrap_or_else(|| "no complete day yet".into());
-        md.push_str(&format!(
-            "- **Steps:** goal {} a day; {avg}; met on {} of {} days\n",
+        let _ = writeln!(
+            md,
+            "- **Steps:** goal {} a day; {avg}; met on {} of {} days",
             grouped(goal, 0),
             p.met,
             p.counted
-        ));
+        );
     }
     if let (Some(goal), Some(p)) = (g.sleep_seconds, &out.sleep) {
         let avg = p
             .average
             .map(|a| format!("{} asleep a night on average", hours_minutes(a)))
             .unwrap_or_else(|| "no night recorded".into());
-        md.push_str(&format!(
-            "- **Sleep:** goal {} a night; {avg}; met on {} of {} nights\n",
+        let _ = writeln!(
+            md,
+            "- **Sleep:** goal {} a night; {avg}; met on {} of {} nights",
             hours_minutes(goal),
             p.met,
             p.counted
-        ));
+        );
     }
     if let Some(wt) = &out.weight {
         let level =
@@ -413,11 +416,11 @@ fn goals_markdown(out: &GoalsOut) -> String {
             ("on_track", _, _) => ": heading there, but not within ten years at this pace".into(),
             (status, _, _) => format!(": {}", status.replace('_', " ")),
         };
-        md.push_str(&format!("- **Weight:** goal {}; {level}{eta}\n", wt.goal));
+        let _ = writeln!(md, "- **Weight:** goal {}; {level}{eta}", wt.goal);
     }
     for (what, why) in &out.unavailable {
-        md.push_str(&format!("- {what}: progress unavailable ({})\n", why.as_str().unwrap_or_default()));
+        let _ = writeln!(md, "- {what}: progress unavailable ({})", why.as_str().unwrap_or_default());
     }
-    md.push_str(&format!("\nprivacy mode `{}`\n", out.privacy_mode.name()));
+    let _ = writeln!(md, "\nprivacy mode `{}`", out.privacy_mode.name());
     md
 }

@@ -3,6 +3,7 @@
 //! the text cannot say something the JSON does not, and a misspelled field does not compile.
 
 use serde::Serialize;
+use std::fmt::Write as _;
 
 /// A query window in the user's zone: civil days and the instants they span.
 #[derive(Debug, Clone, Serialize)]
@@ -134,7 +135,7 @@ impl TrendOut {
             false => format!("{x} {unit}"),
         };
         if let Some(latest) = self.latest {
-            md.push_str(&format!("- Latest trend value: {}\n", quantity(latest)));
+            let _ = writeln!(md, "- Latest trend value: {}", quantity(latest));
         }
         if let Some(c) = self.trend_change {
             let sign = if c > 0.0 { "+" } else { "" };
@@ -142,52 +143,55 @@ impl TrendOut {
                 true => format!("{sign}{}", crate::domain::units::stones(c)),
                 false => format!("{c:+} {unit}"),
             };
-            md.push_str(&format!("- Trend change over the window: {shown}\n"));
+            let _ = writeln!(md, "- Trend change over the window: {shown}");
         }
         if let Some(s) = &self.slope_per_week {
             let per = match unit {
                 "" => "per week".to_string(),
                 u => format!("{u}/week"),
             };
-            md.push_str(&format!(
-                "- Slope: {} {per} (95% interval {} to {})\n",
+            let _ = writeln!(
+                md,
+                "- Slope: {} {per} (95% interval {} to {})",
                 json_num(s.value),
                 json_num(s.lower),
                 json_num(s.upper)
-            ));
+            );
         }
         for r in &self.rejected {
             let value = match (r.value, stones) {
                 (Some(x), true) => quantity(x),
                 _ => format!("{} {unit}", json_num(r.value)),
             };
-            md.push_str(&format!("- Rejected {}: {value} ({})\n", r.time, r.reason));
+            let _ = writeln!(md, "- Rejected {}: {value} ({})", r.time, r.reason);
         }
         if let Some(r) = &self.recomposition {
             let mass = |x: Option<f64>| match (x, stones) {
                 (Some(x), true) => crate::domain::units::stones(x),
                 _ => format!("{} {}", json_num(x), r.unit),
             };
-            md.push_str(&format!(
-                "- Body recomposition: {} (fat mass {}, lean mass {})\n",
+            let _ = writeln!(
+                md,
+                "- Body recomposition: {} (fat mass {}, lean mass {})",
                 r.class.replace('_', " "),
                 mass(r.fat_mass_change),
                 mass(r.lean_mass_change),
-            ));
+            );
         }
         if let Some(t) = self.sleep_regularity.as_ref().and_then(|r| r.timing.as_ref()) {
-            md.push_str(&format!(
-                "- Bedtime {} ± {} min, wake {} ± {} min\n",
+            let _ = writeln!(
+                md,
+                "- Bedtime {} ± {} min, wake {} ± {} min",
                 t.bedtime_mean,
                 json_num(Some(t.bedtime_sd_minutes)),
                 t.wake_mean,
                 json_num(Some(t.wake_sd_minutes))
-            ));
+            );
         }
         if let Some(sri) = self.sleep_regularity.as_ref().and_then(|r| r.sri.value) {
-            md.push_str(&format!("- Sleep Regularity Index: {sri} (100 = identical schedule every day)\n"));
+            let _ = writeln!(md, "- Sleep Regularity Index: {sri} (100 = identical schedule every day)");
         }
-        md.push_str(&format!("\nMethod: {}\n", self.description));
+        let _ = writeln!(md, "\nMethod: {}", self.description);
         md
     }
 }

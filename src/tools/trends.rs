@@ -6,6 +6,7 @@
 //! display last.
 
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
 
 use crate::domain::activity::ActivityDay;
 use crate::domain::chart::{self, ChartPoint, ChartSpec, XTick};
@@ -617,16 +618,17 @@ fn chart_markdown(a: &Analysis, v: &Value) -> String {
         // In UK units a body mass also reads in stones and pounds, as people there say it.
         let stones = a.trend.latest.and_then(|x| units::format_quantity(x, a.metric.unit, a.units, 1));
         let also = stones.filter(|s| s.contains(" st ")).map(|s| format!(" ({s})")).unwrap_or_default();
-        md.push_str(&format!("- Latest trend value: {}{also}\n", with_unit(&v["latest_trend"])));
+        let _ = writeln!(md, "- Latest trend value: {}{also}", with_unit(&v["latest_trend"]));
     }
     if v["noise"].is_number() {
-        md.push_str(&format!("- Noise band: ± {} around the trend line\n", with_unit(&v["noise"])));
+        let _ = writeln!(md, "- Noise band: ± {} around the trend line", with_unit(&v["noise"]));
     }
-    md.push_str(&format!(
+    let _ = writeln!(
+        md,
         "\nPicture: {CHART_WIDTH}×{CHART_HEIGHT} PNG, attached as image content over MCP; \
-         `withings-mcp chart {} --format png --out FILE` writes it to a file.\n",
+         `withings-mcp chart {} --format png --out FILE` writes it to a file.",
         a.metric.name
-    ));
+    );
     md
 }
 

@@ -2,6 +2,7 @@
 //! pastes or what the browser sends to the callback, the token-endpoint forms, and the answer.
 
 use serde_json::Value;
+use std::fmt::Write as _;
 
 use crate::error::Foreign;
 use crate::store::tokens::Grant;
@@ -297,7 +298,9 @@ pub fn encode(s: &str) -> String {
     for b in s.bytes() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(char::from(b)),
-            _ => out.push_str(&format!("%{b:02X}")),
+            _ => {
+                let _ = write!(out, "%{b:02X}");
+            }
         }
     }
     out

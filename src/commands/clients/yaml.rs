@@ -9,6 +9,7 @@
 //! the safer failure.
 
 use crate::commands::clients::Server;
+use std::fmt::Write as _;
 
 /// The Hermes config with the server's entry merged in. `Err` says what is wrong with the file.
 pub fn merge(old: &str, server: &Server) -> Result<String, String> {
@@ -519,7 +520,7 @@ fn quote(s: &str) -> String {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) || c == '\u{feff}' => {
-                out.push_str(&format!("\\u{:04X}", c as u32));
+                let _ = write!(out, "\\u{:04X}", c as u32);
             }
             c => out.push(c),
         }

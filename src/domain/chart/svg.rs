@@ -65,7 +65,7 @@ fn plot(svg: &mut String, l: &Layout, f: layout::Frame) {
 }
 
 fn grid(svg: &mut String, l: &Layout, f: layout::Frame) {
-    svg.push_str(&format!("<g class=\"grid\" stroke=\"{}\">\n", hex(palette::GRID)));
+    let _ = writeln!(svg, "<g class=\"grid\" stroke=\"{}\">", hex(palette::GRID));
     for y in &l.y_grid {
         let _ = writeln!(
             svg,

@@ -7,6 +7,7 @@ use crate::domain::summary::daily::{ActivityOut, Body, HeartOut, NightOut, Sleep
 use crate::domain::summary::weekly::{Period, Scorecard};
 use crate::domain::summary::{Action, Daily, DomainState, Fresh, Keyed, SAFETY, Weekly};
 use crate::domain::units::{self, Units};
+use std::fmt::Write as _;
 
 /// Number and word formatting shared by both renderings.
 pub(crate) mod md {
@@ -107,18 +108,21 @@ pub fn daily_markdown(v: &Daily, u: Units) -> String {
     let date = v.date.as_str();
     let mut out = String::new();
     let suffix = if v.is_today { " (today, day in progress)" } else { "" };
-    out.push_str(&format!("# Withings daily brief: {date}{suffix}\n\n"));
+    let _ = write!(out, "# Withings daily brief: {date}{suffix}\n\n");
     match v.status {
-        "no_data" => out.push_str(&format!("Nothing was recorded on {date}.\n\n")),
+        "no_data" => {
+            let _ = write!(out, "Nothing was recorded on {date}.\n\n");
+        }
         "unavailable" => out.push_str("No Withings data could be read; see Data quality below.\n\n"),
         _ => {}
     }
     let d = &v.diagnostic;
-    out.push_str(&format!(
+    let _ = write!(
+        out,
         "**Readiness:** {} {}\n\n",
         d.readiness_context.replace('_', " "),
         md::paren(&d.primary_signal)
-    ));
+    );
     out.push_str(&daily_sleep(&v.sleep, date, v.is_today));
     out.push_str(&daily_activity(&v.activity, date, v.as_of.as_deref(), u));
     out.push_str(&daily_body(&v.body, date, u));
@@ -133,18 +137,22 @@ pub fn daily_markdown(v: &Daily, u: Units) -> String {
 fn daily_sleep(sl: &SleepOut, date: &str, is_today: bool) -> String {
     let mut out = String::from("## Sleep\n");
     match (&sl.main, sl.status) {
-        (_, "failed") => out
-            .push_str(&format!("- Could not be read: {}\n", sl.reason.as_deref().unwrap_or("unknown error"))),
+        (_, "failed") => {
+            let _ = writeln!(out, "- Could not be read: {}", sl.reason.as_deref().unwrap_or("unknown error"));
+        }
         (Some(main), _) => out.push_str(&night_lines(main)),
         _ if is_today => out.push_str("- No main sleep has ended yet today.\n"),
-        _ => out.push_str(&format!("- No main sleep ended on {date}.\n")),
+        _ => {
+            let _ = writeln!(out, "- No main sleep ended on {date}.");
+        }
     }
     for nap in &sl.naps {
         let asleep = nap.asleep_h.map(md::hm).unwrap_or_else(|| "unknown time".into());
-        out.push_str(&format!(
-            "- Nap {}–{}: {asleep} asleep (not counted as the night)\n",
+        let _ = writeln!(
+            out,
+            "- Nap {}–{}: {asleep} asleep (not counted as the night)",
             nap.bedtime, nap.wake_time
-        ));
+        );
     }
     out
 }
@@ -153,8 +161,9 @@ fn daily_sleep(sl: &SleepOut, date: &str, is_today: bool) -> String {
 fn daily_activity(a: &ActivityOut, date: &str, as_of: Option<&str>, u: Units) -> String {
     let mut out = String::from("\n## Activity\n");
     match a.status {
-        "failed" => out
-            .push_str(&format!("- Could not be read: {}\n", a.reason.as_deref().unwrap_or("unknown error"))),
+        "failed" => {
+            let _ = writeln!(out, "- Could not be read: {}", a.reason.as_deref().unwrap_or("unknown error"));
+        }
         "recorded" => {
             let mut parts = Vec::new();
             if let Some(s) = a.steps {
@@ -175,12 +184,16 @@ fn daily_activity(a: &ActivityOut, date: &str, as_of: Option<&str>, u: Units) ->
             // A day in progress has totals so far, not the day's.
             match (a.partial_day, as_of) {
                 (true, Some(t)) => {
-                    out.push_str(&format!("- So far today (as of {t}): {}\n", parts.join(", ")))
+                    let _ = writeln!(out, "- So far today (as of {t}): {}", parts.join(", "));
                 }
-                _ => out.push_str(&format!("- {}\n", parts.join(", "))),
+                _ => {
+                    let _ = writeln!(out, "- {}", parts.join(", "));
+                }
             }
         }
-        _ => out.push_str(&format!("- No activity recorded on {date}.\n")),
+        _ => {
+            let _ = writeln!(out, "- No activity recorded on {date}.");
+        }
     }
     out
 }
@@ -189,34 +202,34 @@ fn daily_activity(a: &ActivityOut, date: &str, as_of: Option<&str>, u: Units) ->
 fn daily_body(b: &Body, date: &str, u: Units) -> String {
     let mut out = String::from("\n## Body\n");
     match (b.status, &b.weighin, &b.latest_before) {
-        ("failed", _, _) => out
-            .push_str(&format!("- Could not be read: {}\n", b.reason.as_deref().unwrap_or("unknown error"))),
+        ("failed", _, _) => {
+            let _ = writeln!(out, "- Could not be read: {}", b.reason.as_deref().unwrap_or("unknown error"));
+        }
         ("measured", Some(w), _) => {
             out.push_str(&weighin_line(w, u));
             if let Some(c) = &b.change
                 && let Some(kg) = c.weight_kg.0
             {
-                out.push_str(&format!(
-                    "- Change: {} since {} ({})\n",
+                let _ = writeln!(
+                    out,
+                    "- Change: {} since {} ({})",
                     mass_change(kg, 2, u),
                     c.since_date,
                     md::days(c.days as f64)
-                ));
+                );
             }
         }
         ("not_measured", _, Some(w)) => {
-            out.push_str(&format!("- No weigh-in on {date}. Latest before:\n"));
-            out.push_str(&format!("  {}", weighin_line(w, u)));
+            let _ = writeln!(out, "- No weigh-in on {date}. Latest before:");
+            let _ = write!(out, "  {}", weighin_line(w, u));
         }
         _ => out.push_str("- No weigh-ins recorded.\n"),
     }
     if b.excluded_unattributed > 0 {
         let n = b.excluded_unattributed;
         let were = if n == 1 { "was" } else { "were" };
-        out.push_str(&format!(
-            "- {} with unclear attribution {were} left out.\n",
-            md::count(n as f64, "weigh-in")
-        ));
+        let _ =
+            writeln!(out, "- {} with unclear attribution {were} left out.", md::count(n as f64, "weigh-in"));
     }
     out
 }
@@ -234,7 +247,7 @@ fn daily_heart(h: &HeartOut) -> String {
         (h.latest_heart_rate_bpm, "Latest heart-rate reading", "bpm"),
     ] {
         if let Some(x) = x {
-            out.push_str(&format!("- {what}: {} {unit}\n", md::n(x as f64, 0)));
+            let _ = writeln!(out, "- {what}: {} {unit}", md::n(x as f64, 0));
             any = true;
         }
     }
@@ -248,18 +261,19 @@ fn daily_heart(h: &HeartOut) -> String {
             true => format!(" ({})", bp_over(sys, dia)),
             false => String::new(),
         };
-        out.push_str(&format!("- Blood pressure{when}: {}/{} mmHg{flag}\n", md::n(sys, 0), md::n(dia, 0)));
+        let _ = writeln!(out, "- Blood pressure{when}: {}/{} mmHg{flag}", md::n(sys, 0), md::n(dia, 0));
         any = true;
     }
     for e in &h.ecg {
-        out.push_str(&format!("- ECG: {}\n", e.classification));
+        let _ = writeln!(out, "- ECG: {}", e.classification);
         any = true;
     }
     if h.status == "failed" {
-        out.push_str(&format!(
-            "- Heart records could not be read: {}\n",
+        let _ = writeln!(
+            out,
+            "- Heart records could not be read: {}",
             h.reason.as_deref().unwrap_or("unknown error")
-        ));
+        );
     } else if !any {
         out.push_str("- No heart data for this day.\n");
     }
@@ -282,7 +296,7 @@ fn night_lines(n: &NightOut) -> String {
     let in_bed = n.in_bed_h.map(md::hm).unwrap_or_default();
     let mut first = format!("- Asleep {asleep} ({} to {}, {in_bed} in bed)", n.bedtime, n.wake_time);
     if let Some(e) = n.efficiency_pct {
-        first.push_str(&format!(", efficiency {} %", md::n(e, 1)));
+        let _ = write!(first, ", efficiency {} %", md::n(e, 1));
     }
     out.push_str(&first);
     out.push('\n');
@@ -293,7 +307,7 @@ fn night_lines(n: &NightOut) -> String {
             .collect();
     if !stages.is_empty() {
         let wake = n.wakeups.map(|w| format!("; {}", md::count(w as f64, "wake-up"))).unwrap_or_default();
-        out.push_str(&format!("- Stages: {}{wake}\n", stages.join(", ")));
+        let _ = writeln!(out, "- Stages: {}{wake}", stages.join(", "));
     }
     let mut extra = Vec::new();
     if let Some(s) = n.score {
@@ -309,7 +323,7 @@ fn night_lines(n: &NightOut) -> String {
         extra.push(format!("breathing {r} /min"));
     }
     if !extra.is_empty() {
-        out.push_str(&format!("- {}\n", md::capitalise(&extra.join(", "))));
+        let _ = writeln!(out, "- {}", md::capitalise(&extra.join(", ")));
     }
     out
 }
@@ -337,7 +351,7 @@ pub(crate) fn actions_md(list: &[Action]) -> String {
         out.push_str("- Nothing stands out; keep your routine.\n");
     }
     for a in list {
-        out.push_str(&format!("- {} {}\n", a.action, md::paren(&a.why)));
+        let _ = writeln!(out, "- {} {}", a.action, md::paren(&a.why));
     }
     out
 }
@@ -351,7 +365,7 @@ pub(crate) fn quality_md(
 ) -> String {
     let mut out = format!("\n## Data quality\n- Confidence: {confidence}");
     if !reasons.is_empty() {
-        out.push_str(&format!(" ({})", reasons.join("; ")));
+        let _ = write!(out, " ({})", reasons.join("; "));
     }
     out.push('\n');
     for (d, state) in &domains.0 {
@@ -371,7 +385,7 @@ pub(crate) fn quality_md(
         };
         out.push_str(&line);
     }
-    out.push_str(&format!("\n_{}_\n", SAFETY.note));
+    let _ = writeln!(out, "\n_{}_", SAFETY.note);
     out
 }
 
@@ -384,21 +398,21 @@ pub fn weekly_markdown(w: &Weekly, u: Units) -> String {
         _ => {}
     }
     let d = &w.diagnostic;
-    out.push_str(&format!("**Load:** {} ({})\n\n", d.load_classification.replace('_', " "), d.load_basis));
+    let _ = write!(out, "**Load:** {} ({})\n\n", d.load_classification.replace('_', " "), d.load_basis);
     out.push_str(&weekly_scorecard(&w.scorecard, u));
     out.push_str("\n## Bottlenecks\n");
     if d.bottlenecks.is_empty() {
         out.push_str("- No bottleneck stands out in this data.\n");
     }
     for b in &d.bottlenecks {
-        out.push_str(&format!("- {}\n", b.summary));
+        let _ = writeln!(out, "- {}", b.summary);
     }
     out.push_str("\n## Next-week plan\n");
     if d.next_week_plan.is_empty() {
         out.push_str("- Keep your current routine.\n");
     }
     for p in &d.next_week_plan {
-        out.push_str(&format!("- **{}:** {} {}\n", p.area.replace('_', " "), p.target, md::paren(&p.why)));
+        let _ = writeln!(out, "- **{}:** {} {}", p.area.replace('_', " "), p.target, md::paren(&p.why));
     }
     out.push_str(&actions_md(&d.action_candidates));
     let q = &w.data_quality;
@@ -455,13 +469,14 @@ fn weekly_scorecard(sc: &Scorecard, u: Units) -> String {
         out.push_str(&line);
     }
     let cur = &sc.current;
-    out.push_str(&format!(
-        "\nCoverage: sleep on {} of {}, activity on {}, weight on {}.\n",
+    let _ = writeln!(
+        out,
+        "\nCoverage: sleep on {} of {}, activity on {}, weight on {}.",
         cur.nights_with_sleep,
         md::count(cur.days as f64, "night"),
         md::days(cur.days_with_activity as f64),
         md::days(cur.days_with_weight as f64),
-    ));
+    );
     if let Some(w) = cur.weight_change_kg.0 {
         let how = match cur.weight_change_method {
             Some("median_of_last_3_minus_first_3") => {
@@ -469,13 +484,14 @@ fn weekly_scorecard(sc: &Scorecard, u: Units) -> String {
             }
             _ => "last weigh-in minus first",
         };
-        out.push_str(&format!("Weight change: {} ({how}).\n", mass_change(w, 2, u)));
+        let _ = writeln!(out, "Weight change: {} ({how}).", mass_change(w, 2, u));
     }
     if let Some(b) = &cur.avg_bedtime {
-        out.push_str(&format!(
-            "Average bedtime {b}, average wake-up {}.\n",
+        let _ = writeln!(
+            out,
+            "Average bedtime {b}, average wake-up {}.",
             cur.avg_wake_time.as_deref().unwrap_or_default()
-        ));
+        );
     }
     out
 }
