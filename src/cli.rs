@@ -44,12 +44,9 @@ struct Globals {
 }
 
 impl Globals {
-    /// Takes the value of `--account` (one call per parser, not an inlined copy each: the static
-    /// binary's size is counted).
-    #[inline(never)]
+    /// Takes the value of `--account`.
     fn account(&mut self, p: &mut lexopt::Parser) -> Result<()> {
-        self.account = Some(text(p)?);
-        Ok(())
+        set(&mut self.account, p)
     }
 
     /// The parsed line; the account name is checked here, once: a bad one is a usage error.
@@ -213,7 +210,7 @@ fn parse(mut p: lexopt::Parser) -> Result<Args> {
             Short('h') | Long("help") => return g.args(Command::Help(Help::Main)),
             Short('V') | Long("version") => return g.args(Command::Version),
             Long("http") => serve.http = true,
-            Long("host") => serve.host = Some(text(&mut p)?),
+            Long("host") => set(&mut serve.host, &mut p)?,
             Long("port") => serve.port = Some(parse_port(&text(&mut p)?)?),
             Long("no-token") => serve.no_token = true,
             Value(v) => {
@@ -249,7 +246,7 @@ fn serve_opts(p: &mut lexopt::Parser, g: &mut Globals, mut o: ServeOpts) -> Resu
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
             Long("http") => o.http = true,
-            Long("host") => o.host = Some(text(p)?),
+            Long("host") => set(&mut o.host, p)?,
             Long("port") => o.port = Some(parse_port(&text(p)?)?),
             Long("no-token") => o.no_token = true,
             Short('h') | Long("help") => return Ok(Command::Help(Help::Serve)),
@@ -270,12 +267,12 @@ fn setup(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
-            Long("client") => o.client = Some(text(p)?),
-            Long("client-id") => o.client_id = Some(text(p)?),
-            Long("client-secret") => o.client_secret = Some(text(p)?),
+            Long("client") => set(&mut o.client, p)?,
+            Long("client-id") => set(&mut o.client_id, p)?,
+            Long("client-secret") => set(&mut o.client_secret, p)?,
             Long("client-secret-stdin") => o.client_secret_stdin = true,
-            Long("redirect-uri") => o.redirect_uri = Some(text(p)?),
-            Long("privacy-mode") => o.privacy_mode = Some(text(p)?),
+            Long("redirect-uri") => set(&mut o.redirect_uri, p)?,
+            Long("privacy-mode") => set(&mut o.privacy_mode, p)?,
             Long("non-interactive") => o.non_interactive = true,
             Long("no-auth") => o.no_auth = true,
             Long("json") => o.json = true,
@@ -301,8 +298,8 @@ fn auth(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
                     Error::Usage(format!("--timeout: expected seconds between 1 and 86400, got `{v}`"))
                 })?);
             }
-            Long("code") => o.code = Some(text(p)?),
-            Long("state") => o.state = Some(text(p)?),
+            Long("code") => set(&mut o.code, p)?,
+            Long("state") => set(&mut o.state, p)?,
             Short('h') | Long("help") => return Ok(Command::Help(Help::Auth)),
             _ => return Err(unexpected(arg)),
         }
@@ -321,7 +318,7 @@ fn doctor(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
             Long("account") => g.account(p)?,
             Long("json") => o.json = true,
             Long("strict") => o.strict = true,
-            Long("client") => o.client = Some(text(p)?),
+            Long("client") => set(&mut o.client, p)?,
             Short('h') | Long("help") => return Ok(Command::Help(Help::Doctor)),
             _ => return Err(unexpected(arg)),
         }
@@ -336,7 +333,7 @@ fn call(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
-            Long("json") => o.json = Some(text(p)?),
+            Long("json") => set(&mut o.json, p)?,
             Long("markdown") => o.markdown = true,
             Short('h') | Long("help") => return Ok(Command::Help(Help::Call)),
             Value(v) if tool.is_none() => tool = Some(v.string()?),
@@ -355,11 +352,11 @@ fn chart(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
-            Long("out") | Short('o') => o.out = Some(text(p)?),
+            Long("out") | Short('o') => set(&mut o.out, p)?,
             Long("format") => o.format = Some(ChartFormat::parse(&text(p)?)?),
-            Long("after") => o.after = Some(text(p)?),
-            Long("before") => o.before = Some(text(p)?),
-            Long("units") => o.units = Some(text(p)?),
+            Long("after") => set(&mut o.after, p)?,
+            Long("before") => set(&mut o.before, p)?,
+            Long("units") => set(&mut o.units, p)?,
             Short('h') | Long("help") => return Ok(Command::Help(Help::Chart)),
             Value(v) if metric.is_none() => metric = Some(v.string()?),
             _ => return Err(unexpected(arg)),
@@ -375,9 +372,9 @@ fn export(p: &mut lexopt::Parser, g: &mut Globals) -> Result<Command> {
         match arg {
             Long("demo") => g.demo = true,
             Long("account") => g.account(p)?,
-            Long("out") | Short('o') => o.out = Some(text(p)?),
-            Long("after") => o.after = Some(text(p)?),
-            Long("before") => o.before = Some(text(p)?),
+            Long("out") | Short('o') => set(&mut o.out, p)?,
+            Long("after") => set(&mut o.after, p)?,
+            Long("before") => set(&mut o.before, p)?,
             Long("format") => o.format = ExportFormat::parse(&text(p)?)?,
             Long("only") => {
                 let list = text(p)?;
@@ -434,6 +431,13 @@ fn help_topic(p: &mut lexopt::Parser) -> Result<Command> {
 // decoding and of the error conversion, not one per option: binary size).
 fn text(p: &mut lexopt::Parser) -> Result<String> {
     Ok(p.value()?.string()?)
+}
+
+/// An option's value into its slot: each `--name VALUE` is one call, not a copy of the value's
+/// decoding, its error return and the drop of the slot's old value (binary size).
+fn set(slot: &mut Option<String>, p: &mut lexopt::Parser) -> Result<()> {
+    *slot = Some(text(p)?);
+    Ok(())
 }
 
 fn unexpected(arg: lexopt::Arg) -> Box<Error> {
