@@ -2,10 +2,10 @@
 //! decimals and every element in a fixed order, so the same spec gives the same bytes.
 #![warn(clippy::indexing_slicing)]
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use crate::domain::chart::ChartSpec;
-use crate::domain::chart::layout::{self, Key, Layout, Role, num, palette, text_color};
+use crate::domain::chart::layout::{self, Key, Layout, Role, palette, text_color};
 use crate::image::canvas::{Anchor, Rgb};
 use crate::image::font;
 use crate::text::escape;
@@ -272,8 +272,34 @@ fn text(svg: &mut String, l: &Layout, t: &layout::Text) {
     }
 }
 
-fn hex(c: Rgb) -> String {
-    format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
+// The numbers and colours are formatted where they are written, not made into a String each
+// and dropped after the write: 77 of them in this file (binary size).
+
+/// [`layout::num`], as it is written.
+fn num(x: f64, decimals: usize) -> Num {
+    Num(x, decimals)
+}
+
+struct Num(f64, usize);
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&layout::num(self.0, self.1))
+    }
+}
+
+/// `#rrggbb`.
+fn hex(c: Rgb) -> Hex {
+    Hex(c)
+}
+
+struct Hex(Rgb);
+
+impl fmt::Display for Hex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Hex([r, g, b]) = self;
+        write!(f, "#{r:02x}{g:02x}{b:02x}")
+    }
 }
 
 fn points(pts: &[(f64, f64)]) -> String {
