@@ -16,6 +16,7 @@ pub mod redact;
 pub mod server;
 pub mod sort;
 pub mod store;
+pub mod strmap;
 pub mod text;
 pub mod tools;
 pub mod value;

@@ -5,7 +5,6 @@
 //! `params._meta` names that version is served on its own, on any transport, without
 //! `initialize`; results carry `resultType`, and list/read/discover results `ttlMs`/`cacheScope`.
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use serde_json::{Map, Value};
@@ -13,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::mcp::jsonrpc::{self, Message, RpcError};
 use crate::mcp::notify::{Notifier, Notify};
 use crate::store::accounts::Account;
+use crate::strmap::StrMap;
 use crate::tools::{self, Ctx, Output, conformance, prompts, resources};
 use crate::value::json;
 use crate::withings::budget::{Level, Sink};
@@ -631,7 +631,7 @@ fn get_prompt(params: &Map<String, Value>) -> Result<Value, RpcError> {
     let Some(prompt) = tools::prompts().into_iter().find(|p| p.name == name) else {
         return Err(RpcError::invalid_params(format!("invalid params: unknown prompt `{name}`")));
     };
-    let mut args = BTreeMap::new();
+    let mut args = StrMap::new();
     match params.get("arguments") {
         None | Some(Value::Null) => {}
         Some(Value::Object(m)) => {

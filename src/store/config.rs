@@ -3,7 +3,6 @@
 //! `Env` is a snapshot of the variables and `HOME`, taken once in `main`, so that everything below
 //! reads configuration from a value that tests can build by hand.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -12,6 +11,7 @@ use crate::domain::named::Named;
 use crate::domain::privacy::PrivacyMode;
 use crate::domain::units::Units;
 use crate::store::accounts::Account;
+use crate::strmap::StrMap;
 use crate::{Error, Result};
 
 /// Default OAuth callback registered with the user's Withings app.
@@ -144,15 +144,15 @@ impl Named for Transport {
 /// A snapshot of the process environment (or a hand-built one in tests).
 #[derive(Debug, Clone, Default)]
 pub struct Env {
-    vars: BTreeMap<String, String>,
+    vars: StrMap,
 }
 
 impl Env {
     /// Reads the real process environment. Variables that are not valid UTF-8 are skipped.
     pub fn from_process() -> Env {
-        // Inserted one by one: collecting into the map would compile a stable sort of its own
-        // for the pairs (about 5 KB of the static binary).
-        let mut vars = BTreeMap::new();
+        // Inserted one by one, each in its sorted place (`StrMap`); a `BTreeMap` collected from
+        // the pairs compiled a stable sort of its own (about 5 KB of the static binary).
+        let mut vars = StrMap::new();
         for (k, v) in std::env::vars_os() {
             if let (Ok(k), Ok(v)) = (k.into_string(), v.into_string()) {
                 vars.insert(k, v);
@@ -261,11 +261,7 @@ impl Config {
 
     /// Builds a configuration from the environment alone (no file), for tests and demo mode.
     pub fn from_env_only(env: &Env) -> Config {
-        Config {
-            values: resolve(env, &BTreeMap::new()),
-            file: PathBuf::from("config.json"),
-            file_found: false,
-        }
+        Config { values: resolve(env, &StrMap::new()), file: PathBuf::from("config.json"), file_found: false }
     }
 
     /// A key's value, if set anywhere (or defaulted).
@@ -353,7 +349,7 @@ impl Config {
 }
 
 /// Each key from the environment, else the file, else its default.
-fn resolve(env: &Env, file_values: &BTreeMap<String, String>) -> Vec<(Key, String, Source)> {
+fn resolve(env: &Env, file_values: &StrMap) -> Vec<(Key, String, Source)> {
     let mut values = Vec::new();
     for key in Key::ALL {
         let found = match (env.get(key.name()), file_values.get(key.name()), key.default()) {
@@ -382,17 +378,17 @@ fn expand_home(p: &str, env: &Env) -> PathBuf {
     }
 }
 
-fn read_file(path: &Path) -> Result<(BTreeMap<String, String>, bool)> {
+fn read_file(path: &Path) -> Result<(StrMap, bool)> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((BTreeMap::new(), false)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((StrMap::new(), false)),
         Err(e) => return Err(Error::io(path.display().to_string(), e)),
     };
     let value: Value = serde_json::from_str(&text).map_err(|e| Error::json(path.display().to_string(), e))?;
     let Value::Object(map) = value else {
         return Err(Error::json(path.display().to_string(), "expected a JSON object"));
     };
-    let mut out = BTreeMap::new();
+    let mut out = StrMap::new();
     for (k, v) in map {
         let s = match v {
             Value::String(s) => s,

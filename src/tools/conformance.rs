@@ -6,10 +6,9 @@
 //! The fixtures that need a notification channel or server-to-client requests cannot work on a
 //! stateless JSON-only server; they answer plainly and are listed in the expected-failures file.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Map, Value};
 
+use crate::strmap::StrMap;
 use crate::tools::catalogue::Part;
 use crate::tools::prompts::{Arg, Prompt};
 use crate::tools::{Annotations, Ctx, Output, Tool};
@@ -307,7 +306,7 @@ fn fixture_prompts() -> Vec<Prompt> {
     ]
 }
 
-fn embedded_resource_messages(args: &BTreeMap<String, String>) -> Value {
+fn embedded_resource_messages(args: &StrMap) -> Value {
     let uri = args.get("resourceUri").map(String::as_str).unwrap_or("");
     json!([
         {"role": "user", "content": {"type": "resource", "resource": {
@@ -317,7 +316,7 @@ fn embedded_resource_messages(args: &BTreeMap<String, String>) -> Value {
     ])
 }
 
-fn image_messages(_: &BTreeMap<String, String>) -> Value {
+fn image_messages(_: &StrMap) -> Value {
     json!([
         {"role": "user", "content": {"type": "image", "data": PNG, "mimeType": "image/png"}},
         {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}},
@@ -392,8 +391,7 @@ mod tests {
     fn prompts_render_messages() {
         let get = |name: &str, args: &[(&str, &str)]| {
             let p = fixture_prompts().into_iter().find(|p| p.name == name).unwrap();
-            let args: BTreeMap<String, String> =
-                args.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            let args: StrMap = args.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
             prompts::get(&p, &args)
         };
         let simple = get("test_simple_prompt", &[]).unwrap();

@@ -1,11 +1,10 @@
 //! MCP prompts (CONTRACT §5): reusable conversation starters that steer an agent to the right
 //! tools. Arguments are strings; completion offers values where that helps.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
 use crate::store::accounts::Account;
+use crate::strmap::StrMap;
 use crate::value::json;
 use crate::{Error, Result};
 
@@ -20,7 +19,7 @@ pub struct Arg {
 }
 
 /// Builds a prompt's whole `messages` array from its (checked) arguments.
-pub type MessagesFn = fn(&BTreeMap<String, String>) -> Value;
+pub type MessagesFn = fn(&StrMap) -> Value;
 
 /// One prompt.
 #[derive(Clone)]
@@ -30,7 +29,7 @@ pub struct Prompt {
     pub description: &'static str,
     pub arguments: &'static [Arg],
     /// Builds the user message text from the (checked) arguments.
-    pub render: fn(&BTreeMap<String, String>) -> String,
+    pub render: fn(&StrMap) -> String,
     /// Builds the whole `messages` array instead, for prompts with images or embedded resources.
     pub messages: Option<MessagesFn>,
 }
@@ -151,7 +150,7 @@ fn body_sleep_investigation() -> Prompt {
 
 /// Checks the arguments of `prompts/get` (missing required, unknown names, bad dates) and renders
 /// the messages.
-pub fn get(prompt: &Prompt, args: &BTreeMap<String, String>) -> Result<Value> {
+pub fn get(prompt: &Prompt, args: &StrMap) -> Result<Value> {
     for a in prompt.arguments {
         if a.required && !args.contains_key(a.name) {
             return Err(Error::arg(a.name, "is required"));
