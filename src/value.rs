@@ -7,6 +7,8 @@
 //! `preserve_order`). A value that cannot be represented in JSON (never the case for the values
 //! we build) becomes null instead of a panic.
 
+use std::mem::ManuallyDrop;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -120,13 +122,15 @@ fn or_null(value: serde_json::Result<Value>) -> Value {
 }
 
 /// An object from its fields, in order; a repeated key keeps its first place and last value.
-/// Every value is taken, leaving `null`, which owns nothing: so `json!` does not drop the array
-/// after the call (one drop call a site and one drop function an array length fewer: −1 KB).
+/// Every value is taken, leaving `null`, and each comes wrapped in `ManuallyDrop` as the site
+/// builds it: so `json!` does not drop the array after the call (one drop call a site and one
+/// drop function an array length fewer: −1 KB), nor move the whole built array into a
+/// `ManuallyDrop` (a copy of every value at every site: −0.9 KB).
 #[doc(hidden)]
-pub fn object(fields: &mut [(&str, Value)]) -> Value {
+pub fn object(fields: &mut [(&str, ManuallyDrop<Value>)]) -> Value {
     let mut map = Map::new();
     for (key, value) in fields {
-        map.insert((*key).to_string(), std::mem::take(value));
+        map.insert((*key).to_string(), std::mem::take(&mut **value));
     }
     Value::Object(map)
 }
@@ -135,10 +139,10 @@ pub fn object(fields: &mut [(&str, Value)]) -> Value {
 /// so a site passes one `&str` for all its keys, not one per field (a key is never empty of
 /// meaning and never holds a NUL). Otherwise as `object`.
 #[doc(hidden)]
-pub fn packed(keys: &str, values: &mut [Value]) -> Value {
+pub fn packed(keys: &str, values: &mut [ManuallyDrop<Value>]) -> Value {
     let mut map = Map::new();
     for (key, value) in keys.split_terminator('\0').zip(values) {
-        map.insert(key.to_string(), std::mem::take(value));
+        map.insert(key.to_string(), std::mem::take(&mut **value));
     }
     Value::Object(map)
 }
@@ -146,8 +150,8 @@ pub fn packed(keys: &str, values: &mut [Value]) -> Value {
 /// An array from its items, taken as `object` takes its fields: one non-generic function, not a
 /// `vec!` allocation expanded at every site.
 #[doc(hidden)]
-pub fn array(items: &mut [Value]) -> Value {
-    Value::Array(items.iter_mut().map(std::mem::take).collect())
+pub fn array(items: &mut [ManuallyDrop<Value>]) -> Value {
+    Value::Array(items.iter_mut().map(|item| std::mem::take(&mut **item)).collect())
 }
 
 /// serde_json's `json!` syntax: `null`, `{ "key": value, … }` (a key is a literal, a name or a parenthesised expression, of `str`), `[…]`,
@@ -157,7 +161,7 @@ macro_rules! json {
     ({ $($fields:tt)* }) => { $crate::value::json!(@packed [] [] $($fields)*) };
     ([]) => { serde_json::Value::Array(::std::vec::Vec::new()) };
     ([ $($items:tt)+ ]) => {
-        $crate::value::array(&mut *::std::mem::ManuallyDrop::new($crate::value::json!(@items [] $($items)+)))
+        $crate::value::array(&mut $crate::value::json!(@items [] $($items)+))
     };
     ($value:expr) => { $crate::value::to(&$value) };
 
@@ -166,7 +170,7 @@ macro_rules! json {
     (@packed [$($keys:literal)*] [$($vals:tt)*]) => {
         $crate::value::packed(
             concat!($($keys, "\0",)*),
-            &mut *::std::mem::ManuallyDrop::new([$($vals),*]),
+            &mut [$(::std::mem::ManuallyDrop::new($vals)),*],
         )
     };
     (@packed [$($keys:literal)*] [$($vals:tt)*] $key:literal : null $(, $($rest:tt)*)?) => {
@@ -185,43 +189,41 @@ macro_rules! json {
         $crate::value::json!(@packed [$($keys)* $key] [$($vals)* ($crate::value::to(&$v))])
     };
     (@packed [$($keys:literal)*] [$($vals:tt)*] $($rest:tt)+) => {
-        $crate::value::object(&mut *::std::mem::ManuallyDrop::new(
-            $crate::value::json!(@fields [$((&*$keys, $vals),)*] $($rest)+),
-        ))
+        $crate::value::object(&mut $crate::value::json!(@fields [$((&*$keys, ::std::mem::ManuallyDrop::new($vals)),)*] $($rest)+))
     };
 
     (@fields [$($out:tt)*]) => { [$($out)*] };
     (@fields [$($out:tt)*] $key:tt : null $(, $($rest:tt)*)?) => {
-        $crate::value::json!(@fields [$($out)* (&*$key, serde_json::Value::Null),] $($($rest)*)?)
+        $crate::value::json!(@fields [$($out)* (&*$key, ::std::mem::ManuallyDrop::new(serde_json::Value::Null)),] $($($rest)*)?)
     };
     (@fields [$($out:tt)*] $key:tt : { $($v:tt)* } $(, $($rest:tt)*)?) => {
-        $crate::value::json!(@fields [$($out)* (&*$key, $crate::value::json!({ $($v)* })),] $($($rest)*)?)
+        $crate::value::json!(@fields [$($out)* (&*$key, ::std::mem::ManuallyDrop::new($crate::value::json!({ $($v)* }))),] $($($rest)*)?)
     };
     (@fields [$($out:tt)*] $key:tt : [ $($v:tt)* ] $(, $($rest:tt)*)?) => {
-        $crate::value::json!(@fields [$($out)* (&*$key, $crate::value::json!([ $($v)* ])),] $($($rest)*)?)
+        $crate::value::json!(@fields [$($out)* (&*$key, ::std::mem::ManuallyDrop::new($crate::value::json!([ $($v)* ]))),] $($($rest)*)?)
     };
     (@fields [$($out:tt)*] $key:tt : $v:expr , $($rest:tt)*) => {
-        $crate::value::json!(@fields [$($out)* (&*$key, $crate::value::to(&$v)),] $($rest)*)
+        $crate::value::json!(@fields [$($out)* (&*$key, ::std::mem::ManuallyDrop::new($crate::value::to(&$v))),] $($rest)*)
     };
     (@fields [$($out:tt)*] $key:tt : $v:expr) => {
-        $crate::value::json!(@fields [$($out)* (&*$key, $crate::value::to(&$v)),])
+        $crate::value::json!(@fields [$($out)* (&*$key, ::std::mem::ManuallyDrop::new($crate::value::to(&$v))),])
     };
 
     (@items [$($out:tt)*]) => { [$($out)*] };
     (@items [$($out:tt)*] null $(, $($rest:tt)*)?) => {
-        $crate::value::json!(@items [$($out)* serde_json::Value::Null,] $($($rest)*)?)
+        $crate::value::json!(@items [$($out)* ::std::mem::ManuallyDrop::new(serde_json::Value::Null),] $($($rest)*)?)
     };
     (@items [$($out:tt)*] { $($v:tt)* } $(, $($rest:tt)*)?) => {
-        $crate::value::json!(@items [$($out)* $crate::value::json!({ $($v)* }),] $($($rest)*)?)
+        $crate::value::json!(@items [$($out)* ::std::mem::ManuallyDrop::new($crate::value::json!({ $($v)* })),] $($($rest)*)?)
     };
     (@items [$($out:tt)*] [ $($v:tt)* ] $(, $($rest:tt)*)?) => {
-        $crate::value::json!(@items [$($out)* $crate::value::json!([ $($v)* ]),] $($($rest)*)?)
+        $crate::value::json!(@items [$($out)* ::std::mem::ManuallyDrop::new($crate::value::json!([ $($v)* ])),] $($($rest)*)?)
     };
     (@items [$($out:tt)*] $v:expr , $($rest:tt)*) => {
-        $crate::value::json!(@items [$($out)* $crate::value::to(&$v),] $($rest)*)
+        $crate::value::json!(@items [$($out)* ::std::mem::ManuallyDrop::new($crate::value::to(&$v)),] $($rest)*)
     };
     (@items [$($out:tt)*] $v:expr) => {
-        $crate::value::json!(@items [$($out)* $crate::value::to(&$v),])
+        $crate::value::json!(@items [$($out)* ::std::mem::ManuallyDrop::new($crate::value::to(&$v)),])
     };
 }
 pub(crate) use json;
