@@ -15,19 +15,17 @@ use crate::tools::trend_output::WindowOut;
 use crate::withings::budget::MAX_REQUESTS;
 use crate::{Error, Result};
 
-/// A list answer.
-#[derive(Debug, Serialize)]
+/// A list answer, serialised as its [`Frame`] with the records put in.
+#[derive(Debug)]
 pub struct ListOut<R: Serialize> {
     pub count: usize,
     pub records: Vec<R>,
     pub has_more: bool,
     pub empty: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub range: Option<WindowOut>,
     pub privacy_mode: PrivacyMode,
     pub units: Units,
     pub upstream: UpstreamOut,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<i64>,
 }
 
@@ -55,7 +53,23 @@ impl<R: Serialize> ListOut<R> {
 
     /// The answer as `structuredContent`.
     pub fn to_value(&self) -> Result<Value> {
-        serde_json::to_value(self).map_err(|e| Error::json("list answer", e))
+        let records = serde_json::to_value(&self.records).map_err(|e| Error::json("list answer", e))?;
+        self.frame().with(records)
+    }
+
+    /// Every field but the records, borrowed.
+    fn frame(&self) -> Frame<'_> {
+        Frame {
+            count: self.count,
+            records: (),
+            has_more: self.has_more,
+            empty: self.empty,
+            range: self.range.as_ref(),
+            privacy_mode: self.privacy_mode,
+            units: self.units,
+            upstream: &self.upstream,
+            next_offset: self.next_offset,
+        }
     }
 }
 
@@ -64,9 +78,35 @@ impl ListOut<Value> {
     /// each record's tree (a tenth of a thousand-record list's instructions, with the drop).
     pub fn into_value(mut self) -> Result<Value> {
         let records = std::mem::take(&mut self.records);
-        let mut v = self.to_value()?;
+        self.frame().with(Value::Array(records))
+    }
+}
+
+/// A [`ListOut`] without its records, which go in afterwards: the answer's other fields are
+/// serialised by one non-generic function, not once more for each record type (binary size).
+/// Its fields are `ListOut`'s, in the same order: the answer's keys, in order.
+#[derive(Serialize)]
+struct Frame<'a> {
+    count: usize,
+    /// `null` here, replaced by the records.
+    records: (),
+    has_more: bool,
+    empty: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    range: Option<&'a WindowOut>,
+    privacy_mode: PrivacyMode,
+    units: Units,
+    upstream: &'a UpstreamOut,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_offset: Option<i64>,
+}
+
+impl Frame<'_> {
+    /// The answer, with `records` in their place.
+    fn with(&self, records: Value) -> Result<Value> {
+        let mut v = serde_json::to_value(self).map_err(|e| Error::json("list answer", e))?;
         if let Some(slot) = v.get_mut("records") {
-            *slot = Value::Array(records);
+            *slot = records;
         }
         Ok(v)
     }
