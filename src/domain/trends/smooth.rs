@@ -17,13 +17,19 @@ pub fn local_linear(points: &[(i64, f64, usize)], alpha: f64) -> Vec<SmoothedPoi
     let keep = 1.0 - alpha;
     // Sums of values relative to the first one stay small and cancel exactly for a constant.
     let base = points.first().map_or(0.0, |p| p.1);
-    let gaps: Vec<f64> = points.windows(2).map(|w| days_between(w[0].0, w[1].0).max(0.0)).collect();
+    // Each gap with its decay, `keep^gap`, computed once for both passes (a `pow` is most of a
+    // step's cost, and the static build's musl `pow` costs more).
+    let gaps: Vec<(f64, f64)> = points
+        .windows(2)
+        .map(|w| days_between(w[0].0, w[1].0).max(0.0))
+        .map(|dt| (dt, keep.powf(dt)))
+        .collect();
     // Sums over the points at or before i (past) and after i (future), with distances from i.
     let mut past = vec![Sums::default(); points.len()];
     let mut acc = Sums::default();
     for (i, &(_, y, n)) in points.iter().enumerate() {
-        if let Some(&dt) = i.checked_sub(1).and_then(|j| gaps.get(j)) {
-            acc = acc.shifted(-dt, keep.powf(dt));
+        if let Some(&(dt, decay)) = i.checked_sub(1).and_then(|j| gaps.get(j)) {
+            acc = acc.shifted(-dt, decay);
         }
         acc = acc.with(y - base, n);
         past[i] = acc;
@@ -31,8 +37,8 @@ pub fn local_linear(points: &[(i64, f64, usize)], alpha: f64) -> Vec<SmoothedPoi
     let mut future = vec![Sums::default(); points.len()];
     let mut acc = Sums::default();
     for i in (0..points.len().saturating_sub(1)).rev() {
-        if let (Some(&(_, y, n)), Some(&dt)) = (points.get(i + 1), gaps.get(i)) {
-            acc = acc.with(y - base, n).shifted(dt, keep.powf(dt));
+        if let (Some(&(_, y, n)), Some(&(dt, decay))) = (points.get(i + 1), gaps.get(i)) {
+            acc = acc.with(y - base, n).shifted(dt, decay);
         }
         future[i] = acc;
     }
