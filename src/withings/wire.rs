@@ -542,23 +542,52 @@ fn measures(s: &mut Scan<'_>, each: &mut impl FnMut(Measure)) -> std::result::Re
             }
             return Ok(());
         }
-        let [mut value, mut code, mut unit, mut position] = [None; 4];
-        s.object(&mut |s, key| {
-            let slot = match slot(key.as_bytes()) {
-                Some(0) => &mut value,
-                Some(1) => &mut code,
-                Some(2) => &mut unit,
-                Some(_) => &mut position,
-                None => return s.skip(),
-            };
-            *slot = s.lit()?.int();
-            Ok(())
-        })?;
+        let [value, code, unit, position] = measure_fields(s, None)?;
         if let Some(m) = measure(value, code, unit, position) {
             each(m);
         }
         Ok(())
     })
+}
+
+/// One measure object's value, type, unit and position, as the trends and the list tools both
+/// read them (a value of another kind reads as absent; a key sent twice counts its last value);
+/// its other fields, but the deprecated `algo` and `fm`, into `extra` when given (the list tools
+/// pass them through), else passed over.
+pub fn measure_fields(
+    s: &mut Scan<'_>,
+    mut extra: Option<&mut serde_json::Map<String, Value>>,
+) -> std::result::Result<[Option<i64>; 4], Fault> {
+    let mut known = [None; 4];
+    s.object(&mut |s, key| {
+        // As bytes, compared in line (see `measures`).
+        let at = match key.as_bytes() {
+            b"value" => 0,
+            b"type" => 1,
+            b"unit" => 2,
+            b"position" => 3,
+            b"algo" | b"fm" => return s.skip(),
+            _ => match extra.as_deref_mut() {
+                Some(extra) => {
+                    extra.insert(key.to_string(), subtree(s)?);
+                    return Ok(());
+                }
+                None => return s.skip(),
+            },
+        };
+        if let Some(slot) = known.get_mut(at) {
+            *slot = s.lit()?.int();
+        }
+        Ok(())
+    })?;
+    Ok(known)
+}
+
+/// The value where the reader stands, as serde reads it.
+fn subtree(s: &mut Scan<'_>) -> std::result::Result<Value, Fault> {
+    let from = s.at();
+    s.skip()?;
+    serde_json::from_str(s.since(from)).map_err(|_| Fault::Syntax)
 }
 
 /// `None` without a value or a type: nothing to show.

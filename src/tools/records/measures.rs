@@ -28,6 +28,7 @@ use crate::domain::time::{Instant, Zones, format_local};
 use crate::domain::units::{self, Units};
 use crate::tools::records::{Kept, Listed, when};
 use crate::withings::wire::Row;
+use crate::withings::wire::measure_fields;
 use crate::withings::wire::scan::{Fault, Scan};
 
 /// A measure group as a list record.
@@ -177,15 +178,11 @@ impl MeasureOut {
 pub struct MeasGroupRow(MeasureGroup, Value);
 
 impl<'de> Deserialize<'de> for MeasGroupRow {
-    /// The list reads its rows with [`read_group`]; serde reads only a row that is not an
-    /// object (a group of no fields) or that is not JSON (refused).
+    /// The list reads its rows with [`read_group`]; serde reads only a row that it declines: one
+    /// that is not an object (a group of no fields) or not JSON (refused). An object that is
+    /// JSON, [`read_group`] always reads.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MeasGroupRow, D::Error> {
-        let tree = Value::deserialize(d)?;
-        let group = match tree.is_object() {
-            true => read_group(&crate::value::text(&tree), true).map(|(g, _)| g),
-            false => None,
-        };
-        Ok(MeasGroupRow(group.unwrap_or_default(), tree))
+        Ok(MeasGroupRow(MeasureGroup::default(), Value::deserialize(d)?))
     }
 }
 
@@ -253,13 +250,6 @@ fn read_group(text: &str, whole: bool) -> Option<(MeasureGroup, Value)> {
     Some((group, tree))
 }
 
-/// The value where the reader stands, as serde reads it.
-fn subtree(s: &mut Scan<'_>) -> Result<Value, Fault> {
-    let from = s.at();
-    s.skip()?;
-    serde_json::from_str(s.since(from)).map_err(|_| Fault::Syntax)
-}
-
 /// A group's `measures` as `decode_measure_group` reads them from a tree: an array's, or one
 /// object as a list of one; anything else is none.
 fn read_measures(s: &mut Scan<'_>) -> Result<Vec<Measure>, Fault> {
@@ -275,31 +265,15 @@ fn read_measures(s: &mut Scan<'_>) -> Result<Vec<Measure>, Fault> {
 }
 
 /// One measure as `decode_measure` reads it from a tree: one that is not an object, or has no
-/// value or type, is none. (A few hundred groups are read: the scanner's in-place integer reader,
-/// as the trends use it, would be as much code again.)
+/// value or type, is none; its unknown fields pass through. (A few hundred groups are read: the
+/// scanner's in-place integer reader, as the trends use it, would be as much code again.)
 fn read_measure(s: &mut Scan<'_>) -> Result<Option<Measure>, Fault> {
     if s.peek()? != b'{' {
         s.skip()?;
         return Ok(None);
     }
-    let mut known = [None; 4];
     let mut extra = Map::new();
-    s.object(&mut |s, key| {
-        let at = match key {
-            "value" => 0,
-            "type" => 1,
-            "unit" => 2,
-            "position" => 3,
-            // Deprecated: not passed through.
-            "algo" | "fm" => return s.skip(),
-            _ => {
-                extra.insert(key.to_string(), subtree(s)?);
-                return Ok(());
-            }
-        };
-        known[at] = s.lit()?.int();
-        Ok(())
-    })?;
+    let known = measure_fields(s, Some(&mut extra))?;
     Ok(measure(known, extra))
 }
 
@@ -460,7 +434,7 @@ mod tests {
             let want = crate::domain::measures::decode_measure_group(&tree, None);
             let (got, whole) = read_group(row, true).unwrap();
             assert_eq!((&got, whole.to_string()), (&want, tree.to_string()), "{row}");
-            assert_eq!(serde_json::from_str::<MeasGroupRow>(row).unwrap().keep().0, want, "{row}");
+
             // Without the raw mode, only the fields the structured mode passes through.
             let (got, partial) = read_group(row, false).unwrap();
             let passed = Value::Object(fields::extra(&tree, GROUP_KEYS));
