@@ -72,26 +72,24 @@ fn stamp(s: &mut Scan<'_>, page: &Rc<String>) -> std::result::Result<Stamped, Fa
     let from = s.at();
     let [mut start, mut timestamp, mut date] = [None; 3];
     let mut day = None;
-    match s.peek()? {
-        // Keys are matched as bytes, compared in line (a `str` pattern is a call per key tried).
-        b'{' => s.object(&mut |s, key| {
-            match key.as_bytes() {
-                b"startdate" => start = s.lit()?.int(),
-                b"timestamp" => timestamp = s.lit()?.int(),
-                b"date" => {
-                    let lit = s.lit()?;
-                    date = lit.int();
-                    day = match &lit {
-                        Lit::Str(t) => CivilDate::parse(t).ok(),
-                        _ => None,
-                    };
-                }
-                _ => s.skip()?,
+    // Only the time fields are read; the rest is passed over in line (keys matched as bytes,
+    // compared in line: a `str` pattern is a call per key tried).
+    s.entries(&mut |s, key| {
+        match key.as_bytes() {
+            b"startdate" => start = s.lit()?.int(),
+            b"timestamp" => timestamp = s.lit()?.int(),
+            b"date" => {
+                let lit = s.lit()?;
+                date = lit.int();
+                day = match &lit {
+                    Lit::Str(t) => CivilDate::parse(t).ok(),
+                    _ => None,
+                };
             }
-            Ok(())
-        })?,
-        _ => s.skip()?,
-    }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    })?;
     let epoch = start.or(timestamp).or(date);
     Ok(Stamped { epoch, day, page: Rc::clone(page), span: from..s.at() })
 }
