@@ -91,6 +91,7 @@ pub fn records<L: Listed>(
     let shape =
         Shape { domain: L::DOMAIN, last: L::LAST, whole: L::WHOLE, clean: L::CLEAN, passes: L::passes };
     let mut out = Vec::with_capacity(decoded.len());
+    let mut keys = privacy::Sensitive::default();
     for (raw, rec) in rows.iter().zip(&mut decoded) {
         let shown = L::new(rec, zones, units);
         if !keep(&shown) {
@@ -101,7 +102,7 @@ pub fn records<L: Listed>(
             PrivacyMode::Raw => Value::Null,
             _ => serde_json::to_value(&shown).map_err(record_error)?,
         };
-        out.push((privacy_view(privacy, raw, L::upstream(rec), ours, &shape)?, line));
+        out.push((privacy_view(privacy, raw, L::upstream(rec), ours, &shape, &mut keys)?, line));
     }
     Ok(out)
 }
@@ -128,6 +129,7 @@ fn privacy_view(
     tree: Option<Value>,
     ours: Value,
     shape: &Shape,
+    keys: &mut privacy::Sensitive,
 ) -> Result<Value> {
     let upstream = || match tree {
         Some(v) => Ok(v),
@@ -147,7 +149,7 @@ fn privacy_view(
         },
         PrivacyMode::Summary => privacy::summary_view(shape.domain, &ours),
     };
-    privacy::strip_sensitive(&mut v);
+    privacy::strip_sensitive_with(&mut v, keys);
     Ok(v)
 }
 
