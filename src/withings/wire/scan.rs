@@ -105,6 +105,12 @@ impl<'a> Scan<'a> {
         self.at
     }
 
+    /// Goes back to `at`, a place the reader stood at this depth, to read again what
+    /// [`Scan::int_object`] read but the caller wants read otherwise.
+    pub fn back_to(&mut self, at: usize) {
+        self.at = at;
+    }
+
     /// The text from `from` to where the reader stands.
     pub fn since(&self, from: usize) -> &'a str {
         self.text.get(from..self.at).unwrap_or_default()
