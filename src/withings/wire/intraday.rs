@@ -173,10 +173,16 @@ mod tests {
     use super::*;
     use crate::withings::wire::Answer;
 
+    /// The samples of a whole answer's text, as the intraday tool reads them.
+    fn read(text: &str) -> crate::Result<Vec<Sample>> {
+        let answer = Answer { http_status: 200, text: text.to_string() };
+        answer.body::<IntradayBody>("/v2/measure getintradayactivity").map(|b| b.series)
+    }
+
     fn body(text: &str) -> IntradayBody {
         let v: serde_json::Value = serde_json::from_str(text).unwrap();
         let text = serde_json::json!({"status": 0, "body": v["body"]}).to_string();
-        Answer { http_status: 200, text }.body("/test").unwrap()
+        IntradayBody { series: read(&text).unwrap() }
     }
 
     fn fixture(name: &str) -> String {
@@ -203,6 +209,9 @@ mod tests {
                 r#"{"body":{"series":{"x":{"steps":1},"10":{"steps":"5","heart_rate":0,"rmssd":-1},"20":7}}}"#,
                 2,
             ),
+            (r#"{"body":{"series":[]}}"#, 0),
+            (r#"{"body":null}"#, 0),
+            (r#"{"body":{"series":{}}}"#, 0),
         ];
         for (text, n) in cases {
             assert_eq!(body(text).series.len(), *n, "{text}");
@@ -214,5 +223,78 @@ mod tests {
         let text = serde_json::json!({"status": 0, "body": {"series": [{"steps": 1}]}}).to_string();
         let err = Answer { http_status: 200, text }.body::<IntradayBody>("/v2/measure x").unwrap_err();
         assert!(err.to_string().contains("not a map"), "{err}");
+    }
+
+    /// Every leniency of the reader: keys trimmed or escaped, values of the wrong kind absent,
+    /// numbers as strings or with fractions, a field sent twice counting its last value, other
+    /// fields passed over whatever they hold, samples that are not objects empty.
+    #[test]
+    fn samples_read_leniently() {
+        let text = r#"{"status":0,"body":{"more":false,"series":{
+            " 60 ": {"deviceid": {"a": [1, {"b": null}]}, "model": "Scan\u0057atch", "model_id": "93",
+                     "steps": 12.0, "calories": "0.5", "heart_rate": "x", "rmssd": 1e1, "sdnn1": [3],
+                     "spo2_auto": 101, "elevation": {"v": 1}, "distance": null, "duration": true},
+            "\u0031\u0032\u0030": {"model": "", "model_id": 93.0, "steps": 1, "steps": 2, "rr": " 14 "},
+            "180": {"model": 7, "model_id": "x", "hrv_quality": -0.0},
+            "1e3": {"steps": 9},
+            "": {"steps": 9},
+            "240": [1, {"steps": 3}],
+            "300": "steps",
+            "360": null,
+            "420": false,
+            "480": -1.5,
+            "540": {}
+        },"offset":0},"error":"x"}"#;
+        let got = read(text).unwrap();
+        let times: Vec<i64> = got.iter().map(|s| s.t.0).collect();
+        assert_eq!(times, [60, 120, 180, 240, 300, 360, 420, 480, 540]);
+        let s = &got[0];
+        assert_eq!((s.model.as_deref(), s.model_id), (Some("ScanWatch"), Some(93)));
+        let named = |s: &Sample| -> Vec<(&str, f64)> {
+            intraday::FIELDS.iter().filter_map(|f| Some((f.name, s.get(f.name)?))).collect()
+        };
+        assert_eq!(named(s), [("steps", 12.0), ("calories", 0.5), ("rmssd", 10.0)]);
+        assert_eq!((got[1].model.as_deref(), got[1].model_id), (None, Some(93)));
+        assert_eq!(named(&got[1]), [("steps", 2.0), ("rr", 14.0)]);
+        assert_eq!((got[2].model.as_deref(), got[2].model_id), (None, None));
+        assert_eq!(named(&got[2]), [("hrv_quality", -0.0)]);
+        for s in &got[3..] {
+            assert_eq!(*s, Sample::at(s.t), "{}", s.t.0);
+        }
+    }
+
+    /// What is not an intraday answer is refused: text that is not JSON as a transport fault
+    /// named by its HTTP status, a list of samples or a series of another kind as a shape error.
+    #[test]
+    fn bad_answers_are_refused() {
+        let fault = |text: &str| read(text).map(|s| s.len()).unwrap_err().to_string();
+        for text in [
+            r#"{"status":0,"body":{"series":{"60":{"steps":1}"#,
+            r#"{"status":0,"body":{"series":{"60":{"steps":01}}}}"#,
+            r#"{"status":0,"body":{"series":{"60":{"steps":1},}}}"#,
+            r#"{"status":0,"body":{"series":{"60":{"x":tru}}}}"#,
+            r#"{"status":0,"body":{"series":{"x":[1,]}}}"#,
+            r#"{"status":0,"body":{"series":{}}} x"#,
+            "<html>502</html>",
+        ] {
+            assert_eq!(
+                fault(text),
+                "withings /v2/measure getintradayactivity: unexpected non-JSON answer (HTTP 200)",
+                "{text}"
+            );
+        }
+        for text in [
+            r#"{"status":0,"body":{"series":[{"steps":1}]}}"#,
+            r#"{"status":0,"body":{"series":5}}"#,
+            r#"{"status":0,"body":{"series":"x"}}"#,
+            r#"{"status":0,"body":7}"#,
+        ] {
+            let e = fault(text);
+            assert!(e.starts_with("withings /v2/measure getintradayactivity: invalid JSON: "), "{text}: {e}");
+        }
+        assert!(
+            fault(r#"{"body":{"series":[1]}}"#)
+                .contains("the series is a list, not a map of samples by time")
+        );
     }
 }
