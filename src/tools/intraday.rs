@@ -18,8 +18,7 @@ use crate::tools::data;
 use crate::tools::list_out::{self, ListOut, UpstreamOut};
 use crate::tools::{Annotations, Ctx, Output, Tool};
 use crate::withings::client::Client;
-use crate::withings::windows;
-use crate::withings::wire::intraday::IntradayBody;
+use crate::withings::{windows, wire};
 use crate::{Error, Result};
 
 const PATH: &str = "/v2/measure";
@@ -88,13 +87,12 @@ fn fetch(
 ) -> Result<Vec<Sample>> {
     let endpoint = format!("{PATH} {ACTION}");
     let answer = client.call_answer(PATH, ACTION, &params(start, end, fields))?;
-    let body: IntradayBody = answer.body(&endpoint)?;
+    let kept = wire::intraday::samples(&answer, &endpoint, fields)?;
     if let Some(raw) = raw
         && let Some(Value::Object(series)) = answer.value(&endpoint)?.get_mut("series").map(Value::take)
     {
         raw.extend(series.into_iter().filter_map(|(k, v)| Some((k.trim().parse().ok()?, v))));
     }
-    let kept = body.series.into_iter().filter_map(|s| s.keep(fields)).collect();
     Ok(intraday::in_window(kept, start, end))
 }
 
