@@ -93,6 +93,8 @@ fn fetch(
     {
         raw.extend(series.into_iter().filter_map(|(k, v)| Some((k.trim().parse().ok()?, v))));
     }
+    // A week is seven answers of the same size: the next is read into this one's memory.
+    client.recycle(answer.text);
     Ok(intraday::in_window(kept, start, end))
 }
 

@@ -272,6 +272,11 @@ impl Client {
         }
     }
 
+    /// An answer's text handed back once decoded, for the next answer to be read into.
+    pub fn recycle(&self, text: String) {
+        self.upstream.recycle(text);
+    }
+
     /// Follows `more`/`offset` until Withings has no more rows or `limit` rows are gathered.
     ///
     /// Withings offsets count rows from the start of the query (a page of n rows requested at

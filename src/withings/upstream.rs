@@ -39,4 +39,10 @@ pub trait Upstream {
         let _ = left;
         self.post(path, form, bearer)
     }
+
+    /// A reply's body handed back once read, for the next reply to be read into: an upstream
+    /// that reads from the network keeps its memory (see `HttpUpstream`); others drop it.
+    fn recycle(&self, body: String) {
+        drop(body);
+    }
 }
