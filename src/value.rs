@@ -47,8 +47,8 @@ struct Pretty {
     has_value: bool,
 }
 
-/// A comma, a line break and the indent of the deepest level we print in one piece (our
-/// answers nest six levels; deeper lines take the indent in pieces).
+/// A comma, a line break and the indent of up to 32 levels, in one piece (our answers nest six
+/// levels; deeper lines take the rest of their indent in pieces).
 const LINE: &[u8; 66] = b",\n                                                                ";
 
 impl Pretty {
@@ -63,6 +63,14 @@ impl Pretty {
         Ok(())
     }
 
+    /// An array or an object opened: one level deeper, nothing in it yet.
+    fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(bracket)
+    }
+
+    /// An array or an object closed: its last line ended, at the outer level, if it had values.
     fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
         self.depth -= 1;
         if self.has_value {
@@ -74,9 +82,7 @@ impl Pretty {
 
 impl serde_json::ser::Formatter for Pretty {
     fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"[")
+        self.open(w, b"[")
     }
     fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         self.close(w, b"]")
@@ -93,9 +99,7 @@ impl serde_json::ser::Formatter for Pretty {
         Ok(())
     }
     fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"{")
+        self.open(w, b"{")
     }
     fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         self.close(w, b"}")
