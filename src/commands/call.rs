@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::cli::CallOpts;
 use crate::mcp::dispatch;
 use crate::tools::{self, Ctx};
+use crate::value::Json;
 use crate::{Error, Result};
 
 /// Runs one tool and prints its `structuredContent` as JSON. On a tool error, prints
@@ -40,14 +41,13 @@ pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
         Ok(out) => (dispatch::with_demo_flag(ctx, out.structured), 0),
         Err(e) => {
             eprintln!("withings-mcp: {e}");
-            (dispatch::error_json(&e), 1)
+            (Json::Tree(dispatch::error_json(&e)), 1)
         }
     };
-    let text = crate::value::pretty(&value);
-    print_line(&text)?;
-    // The process ends next, and the system takes its memory back at once: freeing the tree
-    // node by node (a thousand records of a listing are 100,000 allocations, 80 M instructions,
-    // a seventh of the call) would only delay the exit a shell or cron job waits for.
+    print_line(&value.pretty())?;
+    // The process ends next, and the system takes its memory back at once: freeing a tree node
+    // by node (a long answer's can be 100,000 allocations) would only delay the exit a shell or
+    // cron job waits for.
     std::mem::forget(value);
     Ok(code)
 }

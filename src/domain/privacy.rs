@@ -173,6 +173,27 @@ impl Sensitive {
     }
 }
 
+impl Sensitive {
+    /// True when compact JSON text (as serde_json writes it: a key is a string followed by
+    /// `:`) names a sensitive key at any depth. A key written with an escape counts: the caller
+    /// then strips the parsed tree, which reads the key exactly.
+    pub fn any_in(&mut self, compact: &str) -> bool {
+        let b = compact.as_bytes();
+        let mut at = 0;
+        while let Some(n) = b.get(at..).and_then(|rest| rest.iter().position(|c| *c == b'"')) {
+            let start = at + n + 1;
+            at = crate::value::string_end(b, start);
+            if b.get(at) == Some(&b':') {
+                let key = compact.get(start..at - 1).unwrap_or_default();
+                if key.contains('\\') || self.is(key) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
 /// A secret, location or identifier key. The key is normalised once, then compared: normalising
 /// it again for each of two lists and each entry on the fly was an eighth of a thousand-record
 /// list's instructions.

@@ -14,7 +14,7 @@ use crate::mcp::notify::{Notifier, Notify};
 use crate::store::accounts::Account;
 use crate::strmap::StrMap;
 use crate::tools::{self, Ctx, Output, conformance, prompts, resources};
-use crate::value::json;
+use crate::value::{Json, json};
 use crate::withings::budget::{Level, Sink};
 use crate::{Error, VERSION};
 
@@ -54,13 +54,6 @@ pub struct Engine {
     ui: bool,
     /// Where notifications go during a call (stdio); `None` where there is no channel (HTTP).
     notify: Option<Rc<dyn Notify>>,
-}
-
-/// A method's result: a tree, or JSON text written into the reply as it is (the tool catalogue,
-/// whose tree cost most of a cold start to build and write).
-enum Answer {
-    Tree(Value),
-    Text(String),
 }
 
 /// A reply, ready to write: a tree, or its JSON text.
@@ -184,10 +177,7 @@ impl Engine {
                 // A success is written around its result's text: an envelope object built to
                 // be printed once (three keys hashed in, the map freed) was a quarter of a `ping`.
                 Ok(answer) => {
-                    let result = match answer {
-                        Answer::Tree(result) => crate::value::text(&result),
-                        Answer::Text(result) => result,
-                    };
+                    let result = answer.into_text();
                     let id = crate::value::text(&id);
                     Reply::Text([r#"{"jsonrpc":"2.0","id":"#, &id, r#","result":"#, &result, "}"].concat())
                 }
@@ -196,13 +186,13 @@ impl Engine {
         }
     }
 
-    fn request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Answer, RpcError> {
+    fn request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Json, RpcError> {
         let era = era_of(params)?;
         if era == Era::Handshake {
             return self.handshake_request(method, params);
         }
         let result = match method {
-            "server/discover" => Answer::Tree(discover()),
+            "server/discover" => Json::Tree(discover()),
             // Removed in 2026-07-28: the log level travels in `_meta` and liveness is the transport's.
             "ping" | "logging/setLevel" | "initialize" => {
                 return Err(RpcError::new(
@@ -215,13 +205,13 @@ impl Engine {
         Ok(stateless_result(result, method, params))
     }
 
-    fn handshake_request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Answer, RpcError> {
+    fn handshake_request(&mut self, method: &str, params: &Map<String, Value>) -> Result<Json, RpcError> {
         match method {
-            "initialize" => return Ok(Answer::Tree(self.initialize(params))),
-            "ping" => return Ok(Answer::Tree(json!({}))),
+            "initialize" => return Ok(Json::Tree(self.initialize(params))),
+            "ping" => return Ok(Json::Tree(json!({}))),
             // A dual-era client probes with `server/discover`; it must hear a prompt error to
             // fall back to `initialize` (answering it would be fine too, but it needs `_meta`).
-            "server/discover" => return Ok(Answer::Tree(discover())),
+            "server/discover" => return Ok(Json::Tree(discover())),
             _ => {}
         }
         if self.transport == Transport::Stdio && self.negotiated.is_none() {
@@ -233,25 +223,26 @@ impl Engine {
         match method {
             "logging/setLevel" => {
                 self.log_level = Some(level(params.get("level"), "level")?);
-                Ok(Answer::Tree(json!({})))
+                Ok(Json::Tree(json!({})))
             }
             "resources/subscribe" | "resources/unsubscribe" => {
                 require_str(params, "uri")?;
-                Ok(Answer::Tree(json!({})))
+                Ok(Json::Tree(json!({})))
             }
             _ => self.answer(method, params, Era::Handshake),
         }
     }
 
     /// Methods common to both eras: `tools/list` as stored text, the others as trees.
-    fn answer(&mut self, method: &str, params: &Map<String, Value>, era: Era) -> Result<Answer, RpcError> {
+    fn answer(&mut self, method: &str, params: &Map<String, Value>, era: Era) -> Result<Json, RpcError> {
         match method {
             "tools/list" => {
                 check_cursor(params)?;
                 let ui = self.renders_ui(params, era);
-                Ok(Answer::Text(tools::catalogue::list_result(tools::all(), ui)))
+                Ok(Json::Text(tools::catalogue::list_result(tools::all(), ui)))
             }
-            _ => self.method(method, params, era).map(Answer::Tree),
+            "tools/call" => self.call_tool(params),
+            _ => self.method(method, params, era).map(Json::Tree),
         }
     }
 
@@ -280,7 +271,6 @@ impl Engine {
     /// Methods common to both eras, but for `tools/list` (see `answer`).
     fn method(&mut self, method: &str, params: &Map<String, Value>, era: Era) -> Result<Value, RpcError> {
         match method {
-            "tools/call" => self.call_tool(params),
             "prompts/list" => {
                 check_cursor(params)?;
                 Ok(json!({"prompts": tools::prompts().iter().map(prompt_json).collect::<Vec<_>>()}))
@@ -308,7 +298,7 @@ impl Engine {
         }
     }
 
-    fn call_tool(&mut self, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    fn call_tool(&mut self, params: &Map<String, Value>) -> Result<Json, RpcError> {
         let name = require_str(params, "name")?;
         let Some(tool) = tools::find(name) else {
             return Err(RpcError::invalid_params(format!("Unknown tool: {name}")));
@@ -372,8 +362,7 @@ impl Engine {
         }
         match tools::run(&self.call_ctx(params)?, tool, &args) {
             Ok(out) => {
-                let body = with_demo_flag(&self.ctx, out.structured);
-                let text = crate::value::pretty(&body);
+                let text = with_demo_flag(&self.ctx, out.structured).pretty();
                 Ok(json!({"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}))
             }
             Err(e) => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("reading {uri} failed: {e}"))),
@@ -400,12 +389,12 @@ fn not_run(item: Value) -> Option<Value> {
 /// A 2026-07-28 result: the method's result with `resultType`, `_meta` (server info) and, for
 /// lists, reads and discovery, `ttlMs`/`cacheScope`. A text result (the tool catalogue, an
 /// object) gains the same members after its own.
-fn stateless_result(result: Answer, method: &str, params: &Map<String, Value>) -> Answer {
+fn stateless_result(result: Json, method: &str, params: &Map<String, Value>) -> Json {
     let mut extra = Map::new();
     let (mut tree, text) = match result {
-        Answer::Tree(Value::Object(obj)) => (obj, None),
-        Answer::Tree(other) => return Answer::Tree(other),
-        Answer::Text(t) => (Map::new(), Some(t)),
+        Json::Tree(Value::Object(obj)) => (obj, None),
+        Json::Tree(other) => return Json::Tree(other),
+        Json::Text(t) => (Map::new(), Some(t)),
     };
     let obj = if text.is_some() { &mut extra } else { &mut tree };
     obj.insert("resultType".into(), json!("complete"));
@@ -418,13 +407,13 @@ fn stateless_result(result: Answer, method: &str, params: &Map<String, Value>) -
         obj.insert("cacheScope".into(), json!(scope));
     }
     match text {
-        None => Answer::Tree(Value::Object(tree)),
+        None => Json::Tree(Value::Object(tree)),
         // `{…}` + `{"resultType":…}` → `{…,"resultType":…}`.
         Some(t) => {
             let members = serde_json::to_string(&extra).unwrap_or_default();
             match (t.strip_suffix('}'), members.strip_prefix('{')) {
-                (Some(head), Some(tail)) => Answer::Text([head, ",", tail].concat()),
-                _ => Answer::Text(t),
+                (Some(head), Some(tail)) => Json::Text([head, ",", tail].concat()),
+                _ => Json::Text(t),
             }
         }
     }
@@ -432,18 +421,19 @@ fn stateless_result(result: Answer, method: &str, params: &Map<String, Value>) -
 
 /// Runs a tool and shapes the MCP `CallToolResult`: structured content plus text (markdown or
 /// JSON as asked); any error becomes `isError` with a message that names the problem.
-pub fn tool_result(ctx: &Ctx, tool: &tools::Tool, args: &Value) -> Value {
+pub fn tool_result(ctx: &Ctx, tool: &tools::Tool, args: &Value) -> Json {
     match tools::run(ctx, tool, args) {
         Ok(out) => success_result(ctx, args, out),
-        Err(e) => error_result(&e),
+        Err(e) => Json::Tree(error_result(&e)),
     }
 }
 
-fn success_result(ctx: &Ctx, args: &Value, out: Output) -> Value {
+/// The result written around the structured content's text: a list's records are text already.
+fn success_result(ctx: &Ctx, args: &Value, out: Output) -> Json {
     let structured = with_demo_flag(ctx, out.structured);
     let json_text = args.get("response_format").and_then(Value::as_str) == Some("json");
     let text = match json_text {
-        true => crate::value::pretty(&structured),
+        true => structured.pretty(),
         false if ctx.demo() => {
             format!("{}\n\n{}", tools::DEMO_NOTE, out.markdown)
         }
@@ -451,11 +441,12 @@ fn success_result(ctx: &Ctx, args: &Value, out: Output) -> Value {
     };
     let mut content = vec![jsonrpc::object([("type", Value::from("text")), ("text", Value::from(text))])];
     content.extend(out.extra);
-    jsonrpc::object([
-        ("content", Value::Array(content)),
-        ("structuredContent", structured),
-        ("isError", Value::Bool(false)),
-    ])
+    let content = crate::value::text(&Value::Array(content));
+    let structured = structured.into_text();
+    Json::Text(
+        [r#"{"content":"#, &content, r#","structuredContent":"#, &structured, r#","isError":false}"#]
+            .concat(),
+    )
 }
 
 /// The `isError` result for a failed tool call. `structuredContent` is left out on purpose:
@@ -490,11 +481,9 @@ pub fn error_json(e: &Error) -> Value {
 }
 
 /// Adds `"demo": true` to an object in demo mode, so that no demo answer passes for real data.
-pub fn with_demo_flag(ctx: &Ctx, mut v: Value) -> Value {
-    if ctx.demo()
-        && let Some(obj) = v.as_object_mut()
-    {
-        obj.insert("demo".into(), json!(true));
+pub fn with_demo_flag(ctx: &Ctx, mut v: Json) -> Json {
+    if ctx.demo() {
+        v.insert("demo", Value::Bool(true));
     }
     v
 }

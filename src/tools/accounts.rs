@@ -153,7 +153,7 @@ fn list(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         let _ = writeln!(md, "| `{}`{served} | {connected} | {} | {scopes} |", s.name, s.token_words());
     }
     md.push_str("\nPass `account` to a data tool to read that person's data.\n");
-    Ok(Output { structured, markdown: md, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown: md, extra: Vec::new() })
 }
 
 #[cfg(test)]
@@ -188,8 +188,8 @@ mod tests {
         let ctx = Ctx::new(env, 1000);
         let tool = &tools()[0];
         let out = run(&ctx, tool, &Value::Null).unwrap();
-        crate::tools::schema::check(&tool.output_schema(), &out.structured).unwrap();
-        let got: Vec<(String, bool, bool, String)> = out.structured["accounts"]
+        crate::tools::schema::check(&tool.output_schema(), &out.structured.tree()).unwrap();
+        let got: Vec<(String, bool, bool, String)> = out.structured.tree()["accounts"]
             .as_array()
             .unwrap()
             .iter()
@@ -208,10 +208,10 @@ mod tests {
         let want: Vec<(String, bool, bool, String)> =
             want.iter().map(|(n, d, c, t)| (n.to_string(), *d, *c, t.to_string())).collect();
         assert_eq!(got, want);
-        let dee = &out.structured["accounts"][3];
+        let dee = &out.structured.tree()["accounts"][3];
         assert_eq!((dee["dir_mode"].as_str(), dee["problem"].as_str().is_some()), (Some("0755"), true));
-        assert_eq!(out.structured["accounts"][1]["file_mode"], "0600");
-        let all = format!("{}{}", out.structured, out.markdown);
+        assert_eq!(out.structured.tree()["accounts"][1]["file_mode"], "0600");
+        let all = format!("{}{}", out.structured.tree(), out.markdown);
         for secret in ["ACCESS-", "R1", "R2"] {
             assert!(!all.contains(secret), "{secret} leaked: {all}");
         }

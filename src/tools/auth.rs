@@ -291,7 +291,7 @@ fn render(structured: Value, markdown: String, args: &Map<String, Value>) -> Out
         true => crate::value::pretty(&structured),
         false => markdown,
     };
-    Output { structured, markdown, extra: Vec::new() }
+    Output { structured: structured.into(), markdown, extra: Vec::new() }
 }
 
 #[cfg(test)]
@@ -339,10 +339,11 @@ mod tests {
         let h = home("status");
         let c = ctx(&h, &[]);
         let out = run(&c, &tool("withings_connection_status"), &Value::Null).unwrap();
-        schema::check(&tool("withings_connection_status").output_schema(), &out.structured).unwrap();
-        assert_eq!(out.structured["ready"], false);
+        schema::check(&tool("withings_connection_status").output_schema(), &out.structured.tree()).unwrap();
+        assert_eq!(out.structured.tree()["ready"], false);
+        let tree = out.structured.tree();
         let ids: Vec<&str> =
-            out.structured["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+            tree["checks"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
         for id in [
             "config_file",
             "state_dir",
@@ -376,8 +377,8 @@ mod tests {
         };
         tokens::save(&h.join(".withings-mcp/tokens.json"), &t).unwrap();
         let out = run(&c, &tool("withings_connection_status"), &json!({"response_format": "json"})).unwrap();
-        assert_eq!(out.structured["ready"], true, "{}", out.markdown);
-        let all = format!("{}{}", out.structured, out.markdown);
+        assert_eq!(out.structured.tree()["ready"], true, "{}", out.markdown);
+        let all = format!("{}{}", out.structured.tree(), out.markdown);
         for s in ["TOPSECRETVALUE", "ACCESSSECRET", "REFRESHSECRET"] {
             assert!(!all.contains(s), "{s} leaked");
         }
@@ -392,14 +393,15 @@ mod tests {
         let c = ctx(&h, &[("WITHINGS_CLIENT_ID", "cid")]);
         let a = run(&c, &tool("withings_get_auth_url"), &Value::Null).unwrap();
         let b = run(&c, &tool("withings_get_auth_url"), &Value::Null).unwrap();
-        let state = a.structured["state"].as_str().unwrap();
+        let a_tree = a.structured.tree();
+        let state = a_tree["state"].as_str().unwrap();
         assert_eq!(state.len(), 32);
-        assert_ne!(a.structured["state"], b.structured["state"]);
-        assert!(a.structured["auth_url"].as_str().unwrap().contains(&format!("state={state}")));
+        assert_ne!(a.structured.tree()["state"], b.structured.tree()["state"]);
+        assert!(a.structured.tree()["auth_url"].as_str().unwrap().contains(&format!("state={state}")));
         // Both states are pending; a redirect carrying another one is refused before any request.
         let token_path = h.join(".withings-mcp/tokens.json");
         let both: Vec<String> =
-            [&a, &b].iter().map(|o| o.structured["state"].as_str().unwrap().to_string()).collect();
+            [&a, &b].iter().map(|o| o.structured.tree()["state"].as_str().unwrap().to_string()).collect();
         assert_eq!(pending::states(&token_path, c.now), both);
         let url = "http://127.0.0.1:3000/callback?code=x&state=forged";
         let c2 = ctx(

@@ -69,7 +69,7 @@ fn daily(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let brief = summary::daily(&inputs, day.days(), now, &label);
     let markdown = summary::daily_markdown(&brief, s.units);
     let structured = annotate(&brief, zone, requests, s.units)?;
-    Ok(Output { structured, markdown, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown, extra: Vec::new() })
 }
 
 fn weekly(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
@@ -84,7 +84,7 @@ fn weekly(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let brief = summary::weekly(&inputs, today.days(), days, compare, &label);
     let markdown = summary::weekly_markdown(&brief, s.units);
     let structured = annotate(&brief, zone, requests, s.units)?;
-    Ok(Output { structured, markdown, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown, extra: Vec::new() })
 }
 
 fn label(day: i64) -> String {

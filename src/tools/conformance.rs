@@ -125,7 +125,7 @@ fn output_schema() -> Value {
 }
 
 fn text_output(text: &str, extra: Vec<Value>) -> Output {
-    Output { structured: json!({"text": text}), markdown: text.to_string(), extra }
+    Output { structured: json!({"text": text}).into(), markdown: text.to_string(), extra }
 }
 
 /// A fixture tool with its description and input schema.
@@ -352,7 +352,7 @@ mod tests {
             assert_eq!(out.markdown, text, "{name}");
             let got: Vec<&str> = out.extra.iter().map(|c| c["type"].as_str().unwrap()).collect();
             assert_eq!(got, kinds, "{name}");
-            crate::tools::schema::check(&output_schema(), &out.structured).unwrap();
+            crate::tools::schema::check(&output_schema(), &out.structured.tree()).unwrap();
         }
         let err = crate::tools::run(&ctx(), &find("test_error_handling"), &json!({})).unwrap_err();
         assert_eq!(err.to_string(), "This tool intentionally returns an error for testing");

@@ -26,6 +26,7 @@ use crate::tools::records::workouts::WorkoutOut;
 use crate::tools::records::{self, Listed};
 use crate::tools::trend_output::WindowOut;
 use crate::tools::{Annotations, Ctx, Output, Tool};
+use crate::value::Json;
 use crate::withings::client::{Client, Walk};
 use crate::withings::wire::activity::ActivityWire;
 use crate::withings::wire::heart::HeartWire;
@@ -211,7 +212,7 @@ fn decode_rows(
     body_zone: Option<&str>,
     zones: &mut Zones,
     s: &Settings,
-) -> Result<Vec<(Value, String)>> {
+) -> Result<Vec<(String, String)>> {
     match source {
         Source::Measures => typed::<GroupOut>(ctx, &MEASURES, rows, body_zone, zones, s),
         Source::Heart => typed::<HeartOut>(ctx, &HEART, rows, body_zone, zones, s),
@@ -222,9 +223,9 @@ fn decode_rows(
     }
 }
 
-/// Decodes a list tool's rows into its records and their markdown lines.
+/// Decodes a list tool's rows into its records (compact JSON text) and their markdown lines.
 type Decode<'a> =
-    dyn Fn(&[Box<str>], Option<&str>, &mut Zones, &Settings) -> Result<Vec<(Value, String)>> + 'a;
+    dyn Fn(&[Box<str>], Option<&str>, &mut Zones, &Settings) -> Result<Vec<(String, String)>> + 'a;
 
 fn typed<L: Listed>(
     ctx: &Ctx,
@@ -233,7 +234,7 @@ fn typed<L: Listed>(
     body_zone: Option<&str>,
     zones: &mut Zones,
     s: &Settings,
-) -> Result<Vec<(Value, String)>> {
+) -> Result<Vec<(String, String)>> {
     let endpoint = format!("{} {}", spec.path, spec.action);
     records::records::<L>(&ctx.env, &endpoint, rows, body_zone, zones, s.privacy, s.units, &|_| true)
 }
@@ -402,7 +403,7 @@ pub fn stream(
     range: &Range,
     s: &Settings,
     zones: &mut Zones,
-    each: &mut dyn FnMut(Value) -> Result<()>,
+    each: &mut dyn FnMut(Json) -> Result<()>,
 ) -> Result<()> {
     let spec = spec_of(source);
     let windows = match (spec.style, spec.pages) {
@@ -425,7 +426,7 @@ pub fn stream(
         crate::sort::by_key(&mut rows, Stamped::time);
         let rows = raw_rows(rows);
         for (record, _) in decode_rows(ctx, source, &rows, timezone.as_deref(), zones, s)? {
-            each(record)?;
+            each(Json::Text(record))?;
         }
     }
     Ok(())
@@ -656,7 +657,7 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, decode: &Decode) -> R
         }
     };
     let mut zones = Zones::new(s.zone.clone());
-    let (records, lines): (Vec<Value>, Vec<String>) =
+    let (records, lines): (Vec<String>, Vec<String>) =
         decode(&fetched.rows, fetched.timezone.as_deref(), &mut zones, &s)?.into_iter().unzip();
     let upstream = UpstreamOut::new(spec.path, spec.action, client.requests_sent(), fetched.budget_spent);
     let next = fetched.next_offset.filter(|_| fetched.has_more);
@@ -666,7 +667,7 @@ fn list(ctx: &Ctx, args: &Map<String, Value>, spec: &Spec, decode: &Decode) -> R
     out.empty = out.records.is_empty() && !fetched.has_more;
     out.range = Some(range_out(&range, &s.zone));
     let markdown = list_markdown(spec, &out, &lines);
-    Ok(Output { structured: out.into_value()?, markdown, extra: Vec::new() })
+    Ok(Output { structured: out.into_json()?, markdown, extra: Vec::new() })
 }
 
 /// The range as dates and instants in the user's zone, for the answer.
@@ -716,7 +717,7 @@ fn measure_filter(args: &Map<String, Value>) -> Result<MeasureFilter> {
     Ok(MeasureFilter { types, attrib })
 }
 
-fn list_markdown(spec: &Spec, out: &ListOut<Value>, lines: &[String]) -> String {
+fn list_markdown(spec: &Spec, out: &ListOut<String>, lines: &[String]) -> String {
     let mut md = match &out.range {
         Some(r) => format!("# {} {} → {} ({})\n\n", capitalise(spec.noun), r.after, r.before, r.zone),
         None => format!("# {}\n\n", capitalise(spec.noun)),

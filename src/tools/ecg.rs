@@ -154,7 +154,7 @@ fn get_ecg(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     };
     let markdown = markdown(&out, found.is_some());
     let structured = serde_json::to_value(&out).map_err(|e| Error::json("withings_get_ecg answer", e))?;
-    Ok(Output { structured, markdown, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown, extra: Vec::new() })
 }
 
 fn markdown(out: &EcgOut, listed: bool) -> String {

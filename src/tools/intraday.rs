@@ -165,7 +165,7 @@ fn list_intraday(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
         let sent = out.records.iter().map(|r| as_sent(r.sample.t.0, &mut raw));
         structured["records"] = Value::Array(sent.collect());
     }
-    Ok(Output { structured, markdown, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown, extra: Vec::new() })
 }
 
 /// One sample as the answer shows it: its time, the device (structured mode), and only the

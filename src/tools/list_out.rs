@@ -12,6 +12,7 @@ use crate::domain::privacy::PrivacyMode;
 use crate::domain::units::Units;
 use crate::tools::data::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::tools::trend_output::WindowOut;
+use crate::value::Json;
 use crate::withings::budget::MAX_REQUESTS;
 use crate::{Error, Result};
 
@@ -73,14 +74,34 @@ impl<R: Serialize> ListOut<R> {
     }
 }
 
-impl ListOut<Value> {
-    /// The answer as `structuredContent`, its records moved in: serialising them would copy
-    /// each record's tree (a tenth of a thousand-record list's instructions, with the drop).
-    pub fn into_value(mut self) -> Result<Value> {
-        let records = std::mem::take(&mut self.records);
-        self.frame().with(Value::Array(records))
+impl ListOut<String> {
+    /// The answer as `structuredContent` text, each record's compact text written in as it is:
+    /// a thousand records as a tree, built to be written once, were a third of a listing's
+    /// instructions.
+    pub fn into_json(self) -> Result<Json> {
+        let frame = serde_json::to_string(&self.frame()).map_err(|e| Error::json("list answer", e))?;
+        // `{"count":N,"records":null,…}`: the first key is a number, so this is the records' null.
+        let at = frame.find(RECORDS).ok_or_else(|| Error::json("list answer", "no place for its records"))?;
+        let (head, tail) = frame.split_at(at);
+        let tail = tail.get(RECORDS.len()..).unwrap_or_default();
+        let size = self.records.iter().map(|r| r.len() + 1).sum::<usize>();
+        let mut out = String::with_capacity(frame.len() + size + 16);
+        out.push_str(head);
+        out.push_str(r#","records":["#);
+        for (i, r) in self.records.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(r);
+        }
+        out.push(']');
+        out.push_str(tail);
+        Ok(Json::Text(out))
     }
 }
+
+/// Where a [`Frame`]'s text holds the records' place.
+const RECORDS: &str = r#","records":null"#;
 
 /// A [`ListOut`] without its records, which go in afterwards: the answer's other fields are
 /// serialised by one non-generic function, not once more for each record type (binary size).

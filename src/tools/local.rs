@@ -159,7 +159,7 @@ fn inventory(_ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         let _ = writeln!(md, "- `{m}`: {w}");
     }
     let _ = writeln!(md, "\n## First calls\n\n{}", code_list(FIRST_TOOLS));
-    Ok(Output { structured, markdown: md, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown: md, extra: Vec::new() })
 }
 
 const CAN_READ: &[&str] = &[
@@ -209,7 +209,7 @@ fn capabilities(_ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         let _ = writeln!(md, "- {c}");
     }
     md.push_str("\nProtocol: MCP 2025-11-25 (and 2025-06-18, 2025-03-26, 2024-11-05, 2026-07-28) over stdio or loopback HTTP.\n");
-    Ok(Output { structured, markdown: md, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown: md, extra: Vec::new() })
 }
 
 const RULES: &[&str] = &[
@@ -272,7 +272,7 @@ fn manifest(_ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     for r in RULES {
         let _ = writeln!(md, "- {r}");
     }
-    Ok(Output { structured, markdown: md, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown: md, extra: Vec::new() })
 }
 
 fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
@@ -352,7 +352,7 @@ fn privacy_audit(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
             let _ = writeln!(md, "- {p}");
         }
     }
-    Ok(Output { structured, markdown: md, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown: md, extra: Vec::new() })
 }
 
 /// Each account's token file and lock, and a named account's directory.
@@ -420,7 +420,7 @@ fn cache_status(ctx: &Ctx, _args: &Map<String, Value>) -> Result<Output> {
         "note": note,
     });
     let md = format!("# Cache status\n\n{note}\n");
-    Ok(Output { structured, markdown: md, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown: md, extra: Vec::new() })
 }
 
 fn code_list(items: &[&str]) -> String {
@@ -439,7 +439,7 @@ mod tests {
         let ctx = Ctx::new(Env::from_pairs(&[("HOME", dir.to_str().unwrap()), ("WITHINGS_CACHE", "1")]), 0);
         for tool in tools() {
             let out = tools::run(&ctx, &tool, &json!({})).unwrap();
-            tools::schema::check(&tool.output_schema(), &out.structured)
+            tools::schema::check(&tool.output_schema(), &out.structured.tree())
                 .unwrap_or_else(|e| panic!("{}: {e}", tool.name));
             assert!(
                 !out.markdown.contains("[object Object]") && out.markdown.starts_with("# "),
@@ -461,7 +461,8 @@ mod tests {
         std::fs::set_permissions(state.join("tokens.json"), std::fs::Permissions::from_mode(0o644)).unwrap();
         let ctx = Ctx::new(Env::from_pairs(&[("HOME", dir.to_str().unwrap())]), 0);
         let out = privacy_audit(&ctx, &Map::new()).unwrap();
-        let problems = out.structured["problems"].as_array().unwrap();
+        let tree = out.structured.tree();
+        let problems = tree["problems"].as_array().unwrap();
         assert!(
             problems.iter().any(|p| p.as_str().unwrap().contains("tokens.json is mode 644")),
             "{problems:?}"

@@ -30,6 +30,7 @@ use crate::domain::time::Zone;
 use crate::store::accounts::Account;
 use crate::store::config::{Config, Env, Key};
 use crate::store::zones;
+use crate::value::Json;
 use crate::withings::budget::{Call, Sink};
 use crate::withings::client::Client;
 use crate::withings::demo::{self, DemoUpstream};
@@ -139,8 +140,8 @@ impl Annotations {
 /// The successful result of a tool: structured data, and the markdown a person reads.
 #[derive(Debug, Clone)]
 pub struct Output {
-    /// `structuredContent`; must match the tool's `output_schema`.
-    pub structured: Value,
+    /// `structuredContent`; must match the tool's `output_schema`. A tree, or text for a list.
+    pub structured: Json,
     /// Markdown rendering (used when `response_format` is `markdown`).
     pub markdown: String,
     /// Extra content blocks after the text (e.g. the chart as a PNG image).
@@ -284,9 +285,7 @@ pub fn run(ctx: &Ctx, tool: &Tool, args: &Value) -> Result<Output> {
     let mut out = (tool.handler)(ctx, &args)?;
     if reads_withings(tool) {
         let account = ctx.env.account()?;
-        if let Some(obj) = out.structured.as_object_mut() {
-            obj.insert("account".into(), Value::String(account.name().to_string()));
-        }
+        out.structured.insert("account", Value::String(account.name().to_string()));
         if !account.is_default() {
             out.markdown = format!("> Account: `{account}`\n\n{}", out.markdown);
         }

@@ -132,7 +132,7 @@ fn list_devices(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
             .collect();
         structured["records"] = Value::Array(sent);
     }
-    Ok(Output { structured, markdown, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown, extra: Vec::new() })
 }
 
 /// The user's zone plus every zone the devices name.
@@ -307,7 +307,7 @@ fn get_goals(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     };
     let markdown = goals_markdown(&out);
     let structured = serde_json::to_value(&out).map_err(|e| Error::json("withings_get_goals answer", e))?;
-    Ok(Output { structured, markdown, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown, extra: Vec::new() })
 }
 
 /// Each day's steps (the fullest source when a watch and a phone both count) against the goal.

@@ -429,7 +429,7 @@ fn run_trends(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     let out = trend_out(ctx, &a);
     let markdown = out.markdown();
     let structured = serde_json::to_value(&out).map_err(|e| Error::json("withings_trends answer", e))?;
-    Ok(Output { structured, markdown, extra: Vec::new() })
+    Ok(Output { structured: structured.into(), markdown, extra: Vec::new() })
 }
 
 fn trend_out(ctx: &Ctx, a: &Analysis) -> TrendOut {
@@ -593,7 +593,7 @@ fn run_chart(ctx: &Ctx, args: &Map<String, Value>) -> Result<Output> {
     });
     let markdown = chart_markdown(&a, &structured);
     let extra = vec![json!({"type": "image", "data": text::base64(&png), "mimeType": "image/png"})];
-    Ok(Output { structured, markdown, extra })
+    Ok(Output { structured: structured.into(), markdown, extra })
 }
 
 /// What the picture shows, in words: true whether or not an image travels with it.

@@ -448,14 +448,14 @@ fn revoke_is_signed_upstream_then_deletes_local_tokens() {
     assert!(err.contains("explicit_user_intent"), "{err}");
     assert!(home.token_path().exists());
     let out = tools::run(&ctx, tool, &json!({"explicit_user_intent": true})).unwrap();
-    assert_eq!(out.structured["upstream_revoked"], true, "{}", out.markdown);
-    assert_eq!(out.structured["local_tokens_deleted"], true);
+    assert_eq!(out.structured.tree()["upstream_revoked"], true, "{}", out.markdown);
+    assert_eq!(out.structured.tree()["local_tokens_deleted"], true);
     assert!(!home.token_path().exists());
     assert_eq!(fake.revoked(), vec![USERID.to_string()]);
     let reqs = fake.requests();
     let revoke = reqs.iter().find(|r| r.action() == "revoke").unwrap();
     assert!(revoke.auth.is_none() && revoke.get("client_secret").is_none());
-    fake.assert_no_secrets(&format!("{}{}", out.structured, out.markdown));
+    fake.assert_no_secrets(&format!("{}{}", out.structured.tree(), out.markdown));
 }
 
 #[test]
@@ -464,15 +464,15 @@ fn tool_flow_get_auth_url_then_exchange_checks_the_state() {
     let home = TempHome::new("toolflow");
     let ctx = Ctx::new(env_of(&home, &fake, &[]), now());
     let url = tools::run(&ctx, tools::find("withings_get_auth_url").unwrap(), &json!({})).unwrap();
-    let state = url.structured["state"].as_str().unwrap().to_string();
+    let state = url.structured.tree()["state"].as_str().unwrap().to_string();
     let exchange = tools::find("withings_exchange_code").unwrap();
     let forged = format!("http://127.0.0.1:3000/callback?code={}&state=forged", fake.new_code());
     assert!(tools::run(&ctx, exchange, &json!({"code": forged})).is_err());
     let good = format!("http://127.0.0.1:3000/callback?code={}&state={state}", fake.new_code());
     let out = tools::run(&ctx, exchange, &json!({"code": good})).unwrap();
-    assert_eq!(out.structured["state_checked"], true);
+    assert_eq!(out.structured.tree()["state_checked"], true);
     assert!(home.token_path().exists());
-    fake.assert_no_secrets(&format!("{}{}", out.structured, out.markdown));
+    fake.assert_no_secrets(&format!("{}{}", out.structured.tree(), out.markdown));
     let _ = withings::oauth::TOKEN_PATH;
 }
 

@@ -44,6 +44,7 @@ use crate::store::outdir::{self, OutDir};
 use crate::tools::Ctx;
 use crate::tools::data::{self, Settings, Source};
 use crate::tools::intraday;
+use crate::value::Json;
 use crate::withings::budget::Call;
 use crate::withings::client::Client;
 use crate::withings::pace::Pace;
@@ -264,10 +265,10 @@ impl Job<'_> {
         let (mut count, mut buf) = (0, Vec::new());
         if let Some(r) = &fetch {
             let (csv, progress) = (self.format == ExportFormat::Csv, self.progress);
-            let mut put = |rec: Value| {
+            let mut put = |rec: Json| {
                 write_line(&mut lines, &mut buf, &rec)?;
                 if csv {
-                    columns.see(&rec);
+                    columns.see(&rec.tree());
                 }
                 count += 1;
                 progress.record();
@@ -278,7 +279,7 @@ impl Job<'_> {
                 Some(source) => {
                     data::stream(self.ctx, &mut self.client, source, r, self.s, &mut self.zones, &mut put)?
                 }
-                None => intraday::each_window(&mut self.client, r, zone, privacy, &mut put)?,
+                None => intraday::each_window(&mut self.client, r, zone, privacy, &mut |v| put(v.into()))?,
             }
         }
         let file = match self.format {
@@ -355,9 +356,14 @@ fn writing(path: &Path) -> impl Fn(std::io::Error) -> Box<Error> + '_ {
 
 /// `rec` and a line end, through `buf` (serializing into a `Vec` reuses the serializer the rest
 /// of the program has, where one for the file's writer type would be another copy of it).
-fn write_line(out: &mut Staged, buf: &mut Vec<u8>, rec: &Value) -> Result<()> {
+fn write_line(out: &mut Staged, buf: &mut Vec<u8>, rec: &Json) -> Result<()> {
     buf.clear();
-    serde_json::to_writer(&mut *buf, rec).map_err(|e| Error::json("an exported record", e))?;
+    match rec {
+        Json::Tree(v) => {
+            serde_json::to_writer(&mut *buf, v).map_err(|e| Error::json("an exported record", e))?
+        }
+        Json::Text(t) => buf.extend_from_slice(t.as_bytes()),
+    }
     buf.push(b'\n');
     out.write_all(buf).map_err(writing(out.path()))
 }

@@ -326,6 +326,7 @@ impl GroupOut {
 impl Listed for GroupOut {
     type Wire = MeasGroupRow;
     const DOMAIN: Domain = Domain::Measures;
+    const TEXT: bool = true;
 
     fn passes(key: &str, _: &Value) -> bool {
         !GROUP_KEYS.contains(&key)
@@ -411,7 +412,7 @@ mod tests {
     use crate::domain::privacy::PrivacyMode;
     use crate::domain::time::Zone;
     use crate::store::config::Env;
-    use crate::tools::records::records;
+    use crate::tools::records::trees as records;
 
     fn groups(fixture: &str) -> Vec<MeasureGroup> {
         let v: Value = serde_json::from_str(fixture).unwrap();

@@ -197,7 +197,7 @@ mod tests {
     use crate::domain::privacy::PrivacyMode;
     use crate::domain::time::Zone;
     use crate::store::config::Env;
-    use crate::tools::records::records;
+    use crate::tools::records::trees as records;
     use crate::withings::wire::{Answer, PageBody};
 
     fn zones() -> Zones {
