@@ -136,6 +136,14 @@ pub fn strip_sensitive(v: &mut Value) {
     strip_sensitive_with(v, &mut Sensitive::default());
 }
 
+/// A copy of `m` without secret, location and identifier keys, at any depth.
+pub fn without_sensitive(m: &Map<String, Value>) -> Map<String, Value> {
+    let mut m = m.clone();
+    m.retain(|k, _| !is_sensitive(k));
+    m.values_mut().for_each(strip_sensitive);
+    m
+}
+
 /// [`strip_sensitive`], with the keys already classified (the records of one list).
 pub fn strip_sensitive_with(v: &mut Value, keys: &mut Sensitive) {
     strip(v, &mut |k| keys.is(k));
@@ -170,27 +178,6 @@ impl Sensitive {
             self.next = self.keys.len();
         }
         sensitive
-    }
-}
-
-impl Sensitive {
-    /// True when compact JSON text (as serde_json writes it: a key is a string followed by
-    /// `:`) names a sensitive key at any depth. A key written with an escape counts: the caller
-    /// then strips the parsed tree, which reads the key exactly.
-    pub fn any_in(&mut self, compact: &str) -> bool {
-        let b = compact.as_bytes();
-        let mut at = 0;
-        while let Some(n) = b.get(at..).and_then(|rest| rest.iter().position(|c| *c == b'"')) {
-            let start = at + n + 1;
-            at = crate::value::string_end(b, start);
-            if b.get(at) == Some(&b':') {
-                let key = compact.get(start..at - 1).unwrap_or_default();
-                if key.contains('\\') || self.is(key) {
-                    return true;
-                }
-            }
-        }
-        false
     }
 }
 

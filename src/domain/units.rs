@@ -147,6 +147,17 @@ pub fn grouped(x: f64, dp: usize) -> String {
 
 /// Formats with at most `decimals` places and no trailing zeros ("-0" becomes "0").
 pub fn fmt_num(v: f64, decimals: u32) -> String {
+    // Up to three places, `v` scaled and rounded to an integer gives the formatter's digits
+    // unless the scaled value is near a tie (the formatter rounds the exact binary value, the
+    // product may be off by half a unit in the last place): a thousand listed weigh-ins' eight
+    // figures each through the formatter's exact mode were 16 M instructions.
+    if let Some(scale) = [1.0, 10.0, 100.0, 1000.0].get(decimals as usize) {
+        let scaled = v * scale;
+        let whole = scaled.round();
+        if whole.abs() < 1e15 && ((scaled - scaled.trunc()).abs() - 0.5).abs() > 1e-6 {
+            return fixed(whole as i64, *scale as i64);
+        }
+    }
     let s = format!("{:.*}", decimals as usize, v);
     let s = match s.contains('.') {
         true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
@@ -158,6 +169,21 @@ pub fn fmt_num(v: f64, decimals: u32) -> String {
     }
 }
 
+/// `n` / `scale` (a power of ten) in decimals without trailing zeros; zero without a sign.
+fn fixed(n: i64, scale: i64) -> String {
+    let (sign, n) = (if n < 0 { "-" } else { "" }, n.unsigned_abs());
+    let scale = scale.unsigned_abs().max(1);
+    let (int, mut frac, mut places) = (n / scale, n % scale, scale.ilog10() as usize);
+    if frac == 0 {
+        return format!("{sign}{int}");
+    }
+    while frac % 10 == 0 {
+        frac /= 10;
+        places -= 1;
+    }
+    format!("{sign}{int}.{frac:0places$}")
+}
+
 /// `v` rounded to `decimals` places, half away from zero (as every JSON figure is rounded).
 pub fn round_to(v: f64, decimals: i32) -> f64 {
     let p = 10f64.powi(decimals);
@@ -167,6 +193,30 @@ pub fn round_to(v: f64, decimals: i32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast path writes what the formatter writes, near ties and far from them.
+    #[test]
+    fn numbers_are_formatted_as_the_formatter_rounds() {
+        let slow = |v: f64, d: u32| {
+            let s = format!("{:.*}", d as usize, v);
+            let s =
+                if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+            if s == "-0" { "0".to_string() } else { s }
+        };
+        let mut cases =
+            vec![0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, 72.45, 72.449999, 1e14, -1e-9, 0.05, 0.15];
+        // A sweep over three places and signs: ties, near-ties and the float grid between.
+        for i in -30_000..30_000 {
+            cases.push(f64::from(i) * 0.0005);
+            cases.push(f64::from(i) * 0.0137 + 0.00049999);
+        }
+        for v in cases {
+            for d in 0..=4 {
+                assert_eq!(fmt_num(v, d), slow(v, d), "{v} to {d} places");
+            }
+        }
+        assert_eq!((fmt_num(f64::NAN, 1), fmt_num(-f64::INFINITY, 0)), ("NaN".into(), "-inf".into()));
+    }
 
     #[test]
     fn parse_units() {

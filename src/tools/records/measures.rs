@@ -23,7 +23,7 @@ use crate::domain::fields::{self, as_int};
 use crate::domain::measures::{
     GROUP_KEYS, Measure, MeasureGroup, attrib_name, category_name, measure, position_name,
 };
-use crate::domain::privacy::{Domain, PrivacyMode};
+use crate::domain::privacy::{self, Domain, PrivacyMode};
 use crate::domain::time::{Instant, Zones, format_local};
 use crate::domain::units::{self, Units};
 use crate::tools::records::{Kept, Listed, when};
@@ -145,7 +145,8 @@ impl MeasureOut {
             position: m.position,
             position_name: m.position.and_then(position_name),
             classification: m.classification(),
-            extra: m.extra.as_deref().cloned(),
+            // Stripped here: a group is written to text as it is (`Listed::TEXT`).
+            extra: m.extra.as_deref().map(privacy::without_sensitive),
             // JSON has no NaN: a value that is not finite is `null`, with nothing to display.
             display: units::format_quantity(m.value, unit, units, decimals).filter(|_| m.value.is_finite()),
         }
@@ -539,6 +540,26 @@ mod tests {
             (&raw["deviceid"], &raw["measures"][0]["algo"], raw.get("access_token")),
             (&json!("d"), &json!(0), None)
         );
+    }
+
+    /// A group is written to text as it is: its own keys are never sensitive, and a measure's
+    /// unknown fields come stripped of those that are.
+    #[test]
+    fn a_group_written_as_text_names_nothing_sensitive() {
+        let row = json!({"grpid": 1, "date": 0, "created": 0, "modified": 0, "category": 1, "attrib": 2,
+                         "model": "Body+", "modelid": 5, "comment": "c", "timezone": "UTC", "measures": [
+                         {"value": 31, "type": 175, "unit": -1, "position": 3, "deviceid": "d",
+                          "note": {"latitude": 1, "k": 2}}, {"value": 8, "type": 130, "unit": 0}]});
+        let (st, _) = view(row, PrivacyMode::Structured, &mut Zones::new(Zone::utc()));
+        assert_eq!((st["measures"][0].get("deviceid"), &st["measures"][0]["note"]), (None, &json!({"k": 2})));
+        let mut stripped = st.clone();
+        privacy::strip_sensitive(&mut stripped);
+        assert_eq!(stripped, st);
+        for key in
+            ["local_date", "category_name", "attrib_name", "comment", "modelid", "display", "position_name"]
+        {
+            assert!(st.get(key).or(st["measures"][0].get(key)).is_some(), "{key} not shown: {st}");
+        }
     }
 
     #[test]
