@@ -81,7 +81,12 @@ pub fn format_quantity(value: f64, si_unit: &str, units: Units, decimals: u32) -
             format!("{} ft {} in", fmt_num(feet, 0), fmt_num(inches_total - feet * 12.0, 0))
         }
         _ if unit.is_empty() => fmt_num(v, decimals),
-        _ => format!("{} {unit}", fmt_num(v, decimals)),
+        _ => {
+            let mut text = fmt_num(v, decimals);
+            text.push(' ');
+            text.push_str(unit);
+            text
+        }
     };
     Some(text)
 }
@@ -155,7 +160,7 @@ pub fn fmt_num(v: f64, decimals: u32) -> String {
         let scaled = v * scale;
         let whole = scaled.round();
         if whole.abs() < 1e15 && ((scaled - scaled.trunc()).abs() - 0.5).abs() > 1e-6 {
-            return fixed(whole as i64, *scale as i64);
+            return fixed(whole as i64, decimals as usize);
         }
     }
     let s = format!("{:.*}", decimals as usize, v);
@@ -169,19 +174,31 @@ pub fn fmt_num(v: f64, decimals: u32) -> String {
     }
 }
 
-/// `n` / `scale` (a power of ten) in decimals without trailing zeros; zero without a sign.
-fn fixed(n: i64, scale: i64) -> String {
-    let (sign, n) = (if n < 0 { "-" } else { "" }, n.unsigned_abs());
-    let scale = scale.unsigned_abs().max(1);
-    let (int, mut frac, mut places) = (n / scale, n % scale, scale.ilog10() as usize);
-    if frac == 0 {
-        return format!("{sign}{int}");
+/// `n` / 10^`places` in decimals without trailing zeros; zero without a sign. Written digit by
+/// digit: through the formatter, a figure cost two `format!`s.
+fn fixed(n: i64, places: usize) -> String {
+    // At most 20 digits for any i64, and `places` (at most 3) leaves room before the point.
+    let mut digits = [b'0'; 24];
+    let mut at = digits.len();
+    let mut rest = n.unsigned_abs();
+    while (rest > 0 || digits.len() - at <= places) && at > 0 {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
     }
-    while frac % 10 == 0 {
-        frac /= 10;
-        places -= 1;
+    let shown = digits.get(at..).unwrap_or_default();
+    let (int, frac) = shown.split_at(shown.len().saturating_sub(places));
+    let frac = frac.iter().rposition(|d| *d != b'0').map_or(&[][..], |last| &frac[..=last]);
+    let mut out = String::with_capacity(shown.len() + 2);
+    if n < 0 {
+        out.push('-');
     }
-    format!("{sign}{int}.{frac:0places$}")
+    out.extend(int.iter().map(|d| char::from(*d)));
+    if !frac.is_empty() {
+        out.push('.');
+        out.extend(frac.iter().map(|d| char::from(*d)));
+    }
+    out
 }
 
 /// `v` rounded to `decimals` places, half away from zero (as every JSON figure is rounded).
