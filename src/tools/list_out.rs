@@ -88,7 +88,9 @@ impl ListOut<String> {
         let (head, tail) = frame.split_at(at);
         let tail = tail.get(RECORDS.len()..).unwrap_or_default();
         let size = self.records.iter().map(|r| r.len() + 1).sum::<usize>();
-        let mut out = String::with_capacity(frame.len() + size + 16);
+        // Room for the members added after (`account`, `demo`): growing 1 MB of text for
+        // them would copy it.
+        let mut out = String::with_capacity(frame.len() + size + 256);
         out.push_str(head);
         out.push_str(r#","records":["#);
         for (i, r) in self.records.iter().enumerate() {
