@@ -44,7 +44,13 @@ pub fn run(ctx: &Ctx, opts: &CallOpts) -> Result<u8> {
             (Json::Tree(dispatch::error_json(&e)), 1)
         }
     };
-    print_line(&value.pretty())?;
+    // Written as it is made: the pretty text of a long answer is never whole in memory.
+    let mut out = std::io::stdout().lock();
+    value
+        .write_pretty(&mut out)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io("stdout", e))?;
     // The process ends next, and the system takes its memory back at once: freeing a tree node
     // by node (a long answer's can be 100,000 allocations) would only delay the exit a shell or
     // cron job waits for.
