@@ -200,7 +200,9 @@ when the interval excludes zero and the change beats both min_change_per_week an
 pub fn analyze(readings: &[Reading], window: Window, params: &Params) -> Trend {
     let p = sanitize(params);
     let mut rejected = Vec::new();
-    let mut inside = Vec::with_capacity(readings.len());
+    // One list of readings, filtered in place at each step: every list of ten years is 320 KB
+    // that the static binary's allocator maps afresh and faults in page by page.
+    let mut kept = Vec::with_capacity(readings.len());
     let mut n_outside_window = 0;
     for r in readings {
         if r.t < window.start || r.t > window.end {
@@ -208,27 +210,32 @@ pub fn analyze(readings: &[Reading], window: Window, params: &Params) -> Trend {
         } else if !r.value.is_finite() {
             rejected.push(reject(r.t, None, RejectReason::NonFinite));
         } else {
-            inside.push(*r);
+            kept.push(*r);
         }
     }
-    crate::sort::by(&mut inside, cmp_reading);
+    sort_readings(&mut kept);
 
-    let mut plausible: Vec<Reading> = Vec::with_capacity(inside.len());
-    for r in inside {
-        let duplicate = plausible.last().is_some_and(|prev| prev.t == r.t && prev.value == r.value);
-        if duplicate {
-            rejected.push(reject(r.t, Some(r.value), RejectReason::Duplicate));
-        } else if !is_plausible(r.value, p.plausible) {
-            rejected.push(reject(r.t, Some(r.value), RejectReason::Implausible));
-        } else {
-            plausible.push(r);
-        }
-    }
+    let mut last: Option<Reading> = None;
+    kept.retain(|r| {
+        let reason = match last.is_some_and(|prev| prev.t == r.t && prev.value == r.value) {
+            true => RejectReason::Duplicate,
+            false if !is_plausible(r.value, p.plausible) => RejectReason::Implausible,
+            false => {
+                last = Some(*r);
+                return true;
+            }
+        };
+        rejected.push(reject(r.t, Some(r.value), reason));
+        false
+    });
 
-    let kept = reject_outliers(&plausible, &p, &mut rejected);
+    let mut keep = reject_outliers(&kept, &p, &mut rejected).into_iter();
+    // `retain` visits the readings once each, in order: the flags are theirs.
+    kept.retain(|_| keep.next().unwrap_or(false));
     crate::sort::by(&mut rejected, cmp_rejected);
 
-    let smoothed = local_linear(&merge_same_time(&kept), p.alpha);
+    let mut smoothed = merge_same_time(&kept);
+    local_linear(&mut smoothed, p.alpha);
     let first_t = kept.first().map(|r| r.t);
     let last_t = kept.last().map(|r| r.t);
     let span_days = match (first_t, last_t) {
@@ -311,11 +318,12 @@ fn cmp_rejected(a: &Rejected, b: &Rejected) -> Ordering {
 
 /// Compares every reading with the median of its ±local_days neighbours (itself included), or
 /// the global median when the neighbourhood is thin, so a steady trend is not mistaken for noise.
-fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>) -> Vec<Reading> {
+/// Says which to keep, one flag a reading, rather than copying them.
+fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>) -> Vec<bool> {
     let values: Vec<f64> = sorted.iter().map(|r| r.value).collect();
     let global = robust_centre(&values, p.min_spread);
     let half = p.local_days.saturating_mul(SECS_PER_DAY);
-    let mut kept = Vec::with_capacity(sorted.len());
+    let mut keep = Vec::with_capacity(sorted.len());
     let (mut lo, mut hi) = (0usize, 0usize);
     let mut window = SortedWindow::default();
     let (mut thinned, mut scratch, mut dense) = (Vec::new(), Vec::new(), Dense::default());
@@ -337,7 +345,7 @@ fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>)
             _ => false,
         };
         if constant && hi - lo >= p.min_local {
-            kept.push(*r);
+            keep.push(true);
             continue;
         }
         let local = match values.get(lo..hi) {
@@ -376,11 +384,12 @@ fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>)
                     median: Some(m),
                     score: Some(score),
                 });
+                keep.push(false);
             }
-            _ => kept.push(*r),
+            _ => keep.push(true),
         }
     }
-    kept
+    keep
 }
 
 /// Median and robust SD: 1.4826·MAD, or 1.2533·mean absolute deviation when MAD is 0 (more than
@@ -598,24 +607,39 @@ fn middle(n: usize, at: impl Fn(usize) -> Option<f64>) -> Option<f64> {
 }
 
 /// Readings sharing a timestamp (two devices, one weigh-in) become their mean (weighted by their
-/// count in the trend), so the slope has no vertical pairs.
-fn merge_same_time(sorted: &[Reading]) -> Vec<(i64, f64, usize)> {
-    let mut out: Vec<(i64, f64, usize)> = Vec::new();
+/// count in the trend), so the slope has no vertical pairs. The points of the trend line, whose
+/// level [`local_linear`] fills in: room for one a reading, as one a reading is the rule.
+fn merge_same_time(sorted: &[Reading]) -> Vec<SmoothedPoint> {
+    let mut out: Vec<SmoothedPoint> = Vec::with_capacity(sorted.len());
     let mut sum = 0.0;
     for r in sorted {
         match out.last_mut() {
-            Some(last) if last.0 == r.t => {
+            Some(last) if last.t == r.t => {
                 sum += r.value;
-                last.2 += 1;
-                last.1 = sum / last.2 as f64;
+                last.n += 1;
+                last.value = sum / last.n as f64;
             }
             _ => {
                 sum = r.value;
-                out.push((r.t, r.value, 1));
+                out.push(SmoothedPoint { t: r.t, value: r.value, trend: 0.0, n: 1 });
             }
         }
     }
     out
+}
+
+/// Sorts readings by time, then value. They usually come in time order (or its reverse), and
+/// then are left as they are (or reversed: readings that compare equal are equal to the bit),
+/// without the sort's list of positions, 160 KB for ten years.
+fn sort_readings(v: &mut [Reading]) {
+    if v.is_sorted_by(|a, b| cmp_reading(a, b).is_le()) {
+        return;
+    }
+    if v.is_sorted_by(|a, b| cmp_reading(b, a).is_le()) {
+        v.reverse();
+        return;
+    }
+    crate::sort::by(v, cmp_reading);
 }
 
 fn decide(

@@ -11,43 +11,40 @@ use crate::domain::trends::stats::{days_between, finite_or};
 /// average lags it (by (1 − α)/α days' worth of slope). At the last reading only the past
 /// counts: the fit is one-sided there, still without lag. Gaps need no special case: the
 /// weights decay with days, not with readings. O(n): the weighted sums are carried forward
-/// and backward.
-pub fn local_linear(points: &[(i64, f64, usize)], alpha: f64) -> Vec<SmoothedPoint> {
+/// and backward. Fills in the `trend` of each point (in time order) from their `t`, `value`
+/// and `n`.
+pub fn local_linear(points: &mut [SmoothedPoint], alpha: f64) {
     let alpha = if alpha.is_finite() && alpha > 0.0 && alpha < 1.0 { alpha } else { 0.1 };
     let keep = 1.0 - alpha;
     // Sums of values relative to the first one stay small and cancel exactly for a constant.
-    let base = points.first().map_or(0.0, |p| p.1);
-    // Each gap with its decay, `keep^gap`, computed once for both passes (a `pow` is most of a
-    // step's cost, and the static build's musl `pow` costs more).
-    let gaps: Vec<(f64, f64)> = points
-        .windows(2)
-        .map(|w| days_between(w[0].0, w[1].0).max(0.0))
-        .map(|dt| (dt, keep.powf(dt)))
-        .collect();
+    let base = points.first().map_or(0.0, |p| p.value);
+    let gap = |a: i64, b: i64| days_between(a, b).max(0.0);
     // Sums over the points after i (future), with distances from i, carried backward; then
     // those at or before i (past), carried forward while each point's trend is made: one list
     // of sums, not two (0.8 MB for ten years, faulted in afresh on each call in the static build).
+    // The decay of the gap before each point, `keep^gap`, is computed once for both passes (a
+    // `pow` is most of a step's cost, and the static build's musl `pow` costs more), and kept in
+    // that point's `trend` until the trend is made there: not a list of its own (0.3 MB).
     let mut future = vec![Sums::default(); points.len()];
     let mut acc = Sums::default();
     for i in (0..points.len().saturating_sub(1)).rev() {
-        if let (Some(&(_, y, n)), Some(&(dt, decay))) = (points.get(i + 1), gaps.get(i)) {
-            acc = acc.with(y - base, n).shifted(dt, decay);
+        if let Some([a, b]) = points.get_mut(i..i + 2) {
+            let dt = gap(a.t, b.t);
+            b.trend = keep.powf(dt);
+            acc = acc.with(b.value - base, b.n).shifted(dt, b.trend);
         }
         future[i] = acc;
     }
     let mut past = Sums::default();
-    points
-        .iter()
-        .zip(&future)
-        .enumerate()
-        .map(|(i, (&(t, value, n), f))| {
-            if let Some(&(dt, decay)) = i.checked_sub(1).and_then(|j| gaps.get(j)) {
-                past = past.shifted(-dt, decay);
-            }
-            past = past.with(value - base, n);
-            SmoothedPoint { t, value, trend: finite_or(base + past.plus(f).level(), value), n }
-        })
-        .collect()
+    let mut prev = None;
+    for (p, f) in points.iter_mut().zip(&future) {
+        if let Some(t0) = prev {
+            past = past.shifted(-gap(t0, p.t), p.trend);
+        }
+        past = past.with(p.value - base, p.n);
+        p.trend = finite_or(base + past.plus(f).level(), p.value);
+        prev = Some(p.t);
+    }
 }
 
 /// Weighted sums for a line fit around one point: Σw, Σw·x, Σw·x², Σw·y, Σw·x·y, with x the

@@ -24,6 +24,14 @@ fn lcg_noise(n: usize, seed: u64, amp: f64) -> Vec<f64> {
         .collect()
 }
 
+/// The trend line through `(t, value, n)` points.
+fn local_linear(points: &[(i64, f64, usize)], alpha: f64) -> Vec<SmoothedPoint> {
+    let mut out: Vec<SmoothedPoint> =
+        points.iter().map(|&(t, value, n)| SmoothedPoint { t, value, trend: 0.0, n }).collect();
+    crate::domain::trends::local_linear(&mut out, alpha);
+    out
+}
+
 fn daily(values: &[f64]) -> Vec<Reading> {
     values.iter().enumerate().map(|(i, v)| Reading { t: T0 + i as i64 * DAY + 7 * 3600, value: *v }).collect()
 }
