@@ -210,7 +210,11 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
         _ => days = data::fetch_records::<ActivityWire>(&mut client, &range)?,
     }
     let readings = match metric.read {
-        Read::Measure(code) => measure_readings(&groups, code),
+        Read::Measure(code) => {
+            let mut readings = Vec::new();
+            measure_readings(&groups, code, &mut readings);
+            readings
+        }
         Read::SleepHours | Read::SleepScore | Read::SleepMinHr => night_readings(metric.read, &nights),
         Read::Asleep(field) => asleep_readings(&mut client, &nights, field, &range)?,
         read => readings(read, &days, &s.zone),
@@ -224,11 +228,13 @@ fn analyse(ctx: &Ctx, args: &Map<String, Value>) -> Result<Analysis> {
     }
     // As `display_value` rounds the structured answer's numbers.
     params.display_decimals = metric.decimals as usize + 1;
-    let mut trend = trends::analyze(&readings, window, &params);
+    // The metric's analysis and the recomposition's two share their working lists.
+    let mut scratch = trends::Scratch::default();
+    let mut trend = trends::analyze_in(&readings, window, &params, &mut scratch);
     if let Some(m) = meaning(metric.read, trend.verdict) {
         trend.reason = format!("{}: {m}", trend.reason);
     }
-    let recomposition = metric.composition.then(|| recomposition(&groups, window, s.units));
+    let recomposition = metric.composition.then(|| recomposition(&groups, window, s.units, &mut scratch));
     let regularity = match metric.read {
         Read::SleepHours | Read::SleepScore => Some(sleep_regularity(&mut client, &nights, &range, &s.zone)?),
         _ => None,
@@ -263,9 +269,13 @@ pub fn measure_trend(name: &str, groups: &[GroupValues], range: &Range) -> Optio
     Some(trends::analyze(&readings, window, &params))
 }
 
-/// One measure type's readings, in SI.
-fn measure_readings(groups: &[GroupValues], code: i64) -> Vec<Reading> {
-    groups.iter().filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? })).collect()
+/// One measure type's readings, in SI, in `out` (emptied first). Room for one a group is made
+/// up front: grown by doubling, ten years' list was copied on the way and faulted in a third
+/// more pages (room never written is never faulted in).
+fn measure_readings(groups: &[GroupValues], code: i64, out: &mut Vec<Reading>) {
+    out.clear();
+    out.reserve(groups.len());
+    out.extend(groups.iter().filter_map(|g| Some(Reading { t: g.date?.0, value: g.value(code)? })));
 }
 
 /// The readings of a sleep metric, one a night (naps left out already).
@@ -342,10 +352,20 @@ fn readings(read: Read, days: &[ActivityDay], zone: &Zone) -> Vec<Reading> {
     }
 }
 
-fn recomposition(groups: &[GroupValues], window: Window, units: Units) -> RecompositionOut {
+fn recomposition(
+    groups: &[GroupValues],
+    window: Window,
+    units: Units,
+    scratch: &mut trends::Scratch,
+) -> RecompositionOut {
     let params = trends::standard_params(0.1, 0.3, Some(Bounds { min: 1.0, max: 300.0 }));
-    let (fat, lean) = (measure_readings(groups, 8), measure_readings(groups, 5));
-    let r = trends::recomposition(&fat, &lean, window, &params, 0.3);
+    // One list of readings, the fat mass's, then the lean mass's (0.3 MB for ten years).
+    let mut readings = Vec::new();
+    measure_readings(groups, 8, &mut readings);
+    let fat = trends::analyze_in(&readings, window, &params, scratch);
+    measure_readings(groups, 5, &mut readings);
+    let lean = trends::analyze_in(&readings, window, &params, scratch);
+    let r = trends::recomposition(fat, lean, window, 0.3);
     let known = r.class != trends::RecompClass::NotEnoughData;
     let kg = |v: f64| display_value(v, "kg", units, 1);
     RecompositionOut {

@@ -20,8 +20,8 @@ mod tests;
 
 pub use recomposition::{RECOMP_DESCRIPTION, RECOMP_METHOD, RecompClass, Recomposition, recomposition};
 pub use series::{
-    Bounds, Params, Reading, RejectReason, Rejected, SmoothedPoint, TREND_DESCRIPTION, TREND_METHOD, Trend,
-    Verdict, Window, analyze, standard_params,
+    Bounds, Params, Reading, RejectReason, Rejected, Scratch, SmoothedPoint, TREND_DESCRIPTION, TREND_METHOD,
+    Trend, Verdict, Window, analyze, analyze_in, standard_params,
 };
 pub use sleep::{
     Night, SRI_DESCRIPTION, SRI_MAX_DAYS, SRI_METHOD, SleepSegment, Sri, TIMING_DESCRIPTION, TIMING_METHOD,

@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 use crate::domain::trends::stats::finite_or_zero;
-use crate::domain::trends::{Params, Reading, Trend, Verdict, Window, analyze};
+use crate::domain::trends::{Trend, Verdict, Window};
 
 /// How fat mass and lean mass moved together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,18 +63,11 @@ pub const RECOMP_DESCRIPTION: &str = "Fat mass and lean mass are each filtered a
 the trend analysis; the delta is the last minus the first smoothed value in the window. A delta \
 within ±band (bioimpedance noise) counts as unchanged.";
 
-/// Classifies the change of fat mass and lean mass over `window`. `band` is the noise band in
-/// the masses' unit (e.g. 0.5 kg); negative or non-finite means 0.
-pub fn recomposition(
-    fat: &[Reading],
-    lean: &[Reading],
-    window: Window,
-    params: &Params,
-    band: f64,
-) -> Recomposition {
+/// Classifies the change of fat mass and lean mass over `window` from their trends (each from
+/// [`analyze`](super::analyze) over that window). `band` is the noise band in the masses' unit
+/// (e.g. 0.5 kg); negative or non-finite means 0.
+pub fn recomposition(fat: Trend, lean: Trend, window: Window, band: f64) -> Recomposition {
     let band = if band.is_finite() && band > 0.0 { band } else { 0.0 };
-    let fat = analyze(fat, window, params);
-    let lean = analyze(lean, window, params);
     let fat_delta = smoothed_delta(&fat);
     let lean_delta = smoothed_delta(&lean);
     let enough = fat.verdict != Verdict::NotEnoughData && lean.verdict != Verdict::NotEnoughData;

@@ -5,10 +5,10 @@
 use std::cmp::Ordering;
 
 use crate::domain::trends::SECS_PER_DAY;
-use crate::domain::trends::smooth::local_linear;
+use crate::domain::trends::smooth::{Sums, local_linear};
 use crate::domain::trends::stats::{
-    MAD_TO_SD, MEANAD_TO_SD, Slope, days_between, finite_or_zero, key, median_mad, median_mad_in,
-    residual_scatter, theil_sen, unkey,
+    MAD_TO_SD, MEANAD_TO_SD, Slope, days_between, finite_or_zero, key, median_mad_in, residual_scatter,
+    theil_sen, unkey,
 };
 
 /// One measurement: Unix seconds and a value in the metric's storage unit.
@@ -198,11 +198,38 @@ when the interval excludes zero and the change beats both min_change_per_week an
 /// Rejects implausible readings and outliers, smooths the rest, fits a robust slope and gives a
 /// verdict. Readings outside `window` are ignored (counted in `n_outside_window`).
 pub fn analyze(readings: &[Reading], window: Window, params: &Params) -> Trend {
+    analyze_in(readings, window, params, &mut Scratch::default())
+}
+
+/// The working lists of [`analyze`], kept from one analysis to the next: a weight trend is three
+/// analyses of ten years (weight, fat mass, lean mass), and the static binary's allocator maps
+/// each list over 128 KB afresh and unmaps it when freed, so a list made again is faulted in
+/// again, page by page (1.6 MB an analysis).
+#[derive(Default)]
+pub struct Scratch {
+    /// The readings kept so far.
+    kept: Vec<Reading>,
+    /// Their values while outliers are sought, then the residuals around the slope.
+    values: Vec<f64>,
+    /// Medians' scratch.
+    keys: Vec<i64>,
+    /// Which readings are not outliers.
+    keep: Vec<bool>,
+    /// The trend line's sums over the points after each one.
+    sums: Vec<Sums>,
+    /// The Theil–Sen points: (days, value).
+    points: Vec<(f64, f64)>,
+}
+
+/// [`analyze`], with its working lists in `scratch`.
+pub fn analyze_in(readings: &[Reading], window: Window, params: &Params, scratch: &mut Scratch) -> Trend {
     let p = sanitize(params);
+    let Scratch { kept, values, keys, keep, sums, points } = scratch;
     let mut rejected = Vec::new();
     // One list of readings, filtered in place at each step: every list of ten years is 320 KB
     // that the static binary's allocator maps afresh and faults in page by page.
-    let mut kept = Vec::with_capacity(readings.len());
+    kept.clear();
+    kept.reserve(readings.len());
     let mut n_outside_window = 0;
     for r in readings {
         if r.t < window.start || r.t > window.end {
@@ -213,7 +240,7 @@ pub fn analyze(readings: &[Reading], window: Window, params: &Params) -> Trend {
             kept.push(*r);
         }
     }
-    sort_readings(&mut kept);
+    sort_readings(kept);
 
     let mut last: Option<Reading> = None;
     kept.retain(|r| {
@@ -229,25 +256,26 @@ pub fn analyze(readings: &[Reading], window: Window, params: &Params) -> Trend {
         false
     });
 
-    let mut keep = reject_outliers(&kept, &p, &mut rejected).into_iter();
+    reject_outliers(kept, &p, &mut rejected, values, keys, keep);
     // `retain` visits the readings once each, in order: the flags are theirs.
-    kept.retain(|_| keep.next().unwrap_or(false));
+    let mut keep = keep.iter();
+    kept.retain(|_| keep.next().copied().unwrap_or(false));
     crate::sort::by(&mut rejected, cmp_rejected);
 
-    let mut smoothed = merge_same_time(&kept);
-    local_linear(&mut smoothed, p.alpha);
+    let mut smoothed = merge_same_time(kept);
+    local_linear(&mut smoothed, p.alpha, sums);
     let first_t = kept.first().map(|r| r.t);
     let last_t = kept.last().map(|r| r.t);
     let span_days = match (first_t, last_t) {
         (Some(a), Some(b)) => days_between(a, b),
         _ => 0.0,
     };
-    let points: Vec<(f64, f64)> =
-        smoothed.iter().map(|s| (days_between(first_t.unwrap_or(s.t), s.t), s.value)).collect();
-    let slope = theil_sen(&points, p.max_slope_points);
-    let scatter = slope.as_ref().map(|s| residual_scatter(&points, s.per_week / 7.0));
+    points.clear();
+    points.extend(smoothed.iter().map(|s| (days_between(first_t.unwrap_or(s.t), s.t), s.value)));
+    let slope = theil_sen(points, p.max_slope_points);
+    let scatter = slope.as_ref().map(|s| residual_scatter(points, s.per_week / 7.0, values, keys));
     let change = slope.as_ref().map(|s| finite_or_zero(s.per_week * span_days / 7.0));
-    let (verdict, reason) = decide(&kept, span_days, slope.as_ref(), scatter, &p);
+    let (verdict, reason) = decide(kept, span_days, slope.as_ref(), scatter, &p);
 
     Trend {
         method: TREND_METHOD,
@@ -318,15 +346,24 @@ fn cmp_rejected(a: &Rejected, b: &Rejected) -> Ordering {
 
 /// Compares every reading with the median of its ±local_days neighbours (itself included), or
 /// the global median when the neighbourhood is thin, so a steady trend is not mistaken for noise.
-/// Says which to keep, one flag a reading, rather than copying them.
-fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>) -> Vec<bool> {
-    let values: Vec<f64> = sorted.iter().map(|r| r.value).collect();
-    let global = robust_centre(&values, p.min_spread);
+/// Says which to keep in `keep`, one flag a reading, rather than copying them; `values` and
+/// `keys` are working lists.
+fn reject_outliers(
+    sorted: &[Reading],
+    p: &Params,
+    rejected: &mut Vec<Rejected>,
+    values: &mut Vec<f64>,
+    keys: &mut Vec<i64>,
+    keep: &mut Vec<bool>,
+) {
+    values.clear();
+    values.extend(sorted.iter().map(|r| r.value));
+    let global = robust_centre(values, p.min_spread, keys);
     let half = p.local_days.saturating_mul(SECS_PER_DAY);
-    let mut keep = Vec::with_capacity(sorted.len());
+    keep.clear();
     let (mut lo, mut hi) = (0usize, 0usize);
     let mut window = SortedWindow::default();
-    let (mut thinned, mut scratch, mut dense) = (Vec::new(), Vec::new(), Dense::default());
+    let (mut thinned, mut dense) = (Vec::new(), Dense::default());
     for r in sorted {
         while let Some(x) = sorted.get(lo).filter(|x| x.t < r.t.saturating_sub(half)) {
             window.remove(x.value);
@@ -369,7 +406,7 @@ fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>)
                     }
                 };
                 found
-                    .or_else(|| median_mad_in(subsample, &mut scratch))
+                    .or_else(|| median_mad_in(subsample, keys))
                     .map(|(m, mad)| (m, spread(subsample, m, mad, p.min_spread)))
             }
             _ => global,
@@ -389,14 +426,13 @@ fn reject_outliers(sorted: &[Reading], p: &Params, rejected: &mut Vec<Rejected>)
             _ => keep.push(true),
         }
     }
-    keep
 }
 
 /// Median and robust SD: 1.4826·MAD, or 1.2533·mean absolute deviation when MAD is 0 (more than
 /// half the values identical), never below `min_spread`. A spread of 0 means all values are equal
 /// and nothing can be an outlier; callers must not divide by it.
-fn robust_centre(values: &[f64], min_spread: f64) -> Option<(f64, f64)> {
-    let (m, mad) = median_mad(values)?;
+fn robust_centre(values: &[f64], min_spread: f64, keys: &mut Vec<i64>) -> Option<(f64, f64)> {
+    let (m, mad) = median_mad_in(values, keys)?;
     Some((m, spread(values, m, mad, min_spread)))
 }
 
@@ -420,7 +456,7 @@ fn reads_values(mad: f64) -> bool {
 /// The values of the sliding neighbourhood kept in order (`f64::total_cmp`), so each reading's
 /// median and MAD cost a short memmove and a merge instead of two copies and two selections
 /// (this ran 60,000 times for ten years of weigh-ins and their recomposition). The results are
-/// those of [`median_mad`] to the bit: the same order statistics, combined the same way
+/// those of [`median_mad`](super::median_mad) to the bit: the same order statistics, combined the same way
 /// ([`sorted_median_mad`]). The values are held as their [`key`]s, whose integer order is
 /// `total_cmp`'s: the bisections compare integers in line, where `total_cmp` was a call per
 /// step (a tenth of a ten-year trend's time).
@@ -546,7 +582,7 @@ impl Dense {
     }
 }
 
-/// [`median_mad`] of `n` values sorted by `f64::total_cmp` and read through `at`, without
+/// [`median_mad`](super::median_mad) of `n` values sorted by `f64::total_cmp` and read through `at`, without
 /// copying them: the median is read off, and the MAD is an order statistic of two ascending
 /// runs, the deviations of the values below the median (going down) and of those at or above it
 /// (going up), found by bisection ([`kth_of_two`]): the same values the merge of the two runs
@@ -691,6 +727,7 @@ fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::trends::median_mad;
 
     /// The sliding window gives `median_mad`'s results to the bit while values come and go:
     /// odd and even sizes, ties, signed zeros and negative values.

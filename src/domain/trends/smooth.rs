@@ -12,8 +12,8 @@ use crate::domain::trends::stats::{days_between, finite_or};
 /// counts: the fit is one-sided there, still without lag. Gaps need no special case: the
 /// weights decay with days, not with readings. O(n): the weighted sums are carried forward
 /// and backward. Fills in the `trend` of each point (in time order) from their `t`, `value`
-/// and `n`.
-pub fn local_linear(points: &mut [SmoothedPoint], alpha: f64) {
+/// and `n`; `future` is a working list.
+pub fn local_linear(points: &mut [SmoothedPoint], alpha: f64, future: &mut Vec<Sums>) {
     let alpha = if alpha.is_finite() && alpha > 0.0 && alpha < 1.0 { alpha } else { 0.1 };
     let keep = 1.0 - alpha;
     // Sums of values relative to the first one stay small and cancel exactly for a constant.
@@ -25,19 +25,21 @@ pub fn local_linear(points: &mut [SmoothedPoint], alpha: f64) {
     // The decay of the gap before each point, `keep^gap`, is computed once for both passes (a
     // `pow` is most of a step's cost, and the static build's musl `pow` costs more), and kept in
     // that point's `trend` until the trend is made there: not a list of its own (0.3 MB).
-    let mut future = vec![Sums::default(); points.len()];
+    // Made last point first, so read in reverse.
     let mut acc = Sums::default();
+    future.clear();
+    future.push(acc);
     for i in (0..points.len().saturating_sub(1)).rev() {
         if let Some([a, b]) = points.get_mut(i..i + 2) {
             let dt = gap(a.t, b.t);
             b.trend = keep.powf(dt);
             acc = acc.with(b.value - base, b.n).shifted(dt, b.trend);
         }
-        future[i] = acc;
+        future.push(acc);
     }
     let mut past = Sums::default();
     let mut prev = None;
-    for (p, f) in points.iter_mut().zip(&future) {
+    for (p, f) in points.iter_mut().zip(future.iter().rev()) {
         if let Some(t0) = prev {
             past = past.shifted(-gap(t0, p.t), p.trend);
         }
@@ -50,7 +52,7 @@ pub fn local_linear(points: &mut [SmoothedPoint], alpha: f64) {
 /// Weighted sums for a line fit around one point: Σw, Σw·x, Σw·x², Σw·y, Σw·x·y, with x the
 /// distance in days from that point.
 #[derive(Debug, Clone, Copy, Default)]
-struct Sums {
+pub struct Sums {
     w: f64,
     wx: f64,
     wxx: f64,

@@ -336,28 +336,34 @@ impl Ranks<'_> {
 }
 
 /// Residuals of the points around the Theil–Sen line through them (intercept = median of
-/// y − slope·x), made in place of the offsets, with `buf` as the median's scratch: two lists of
-/// ten years, not four.
-fn residuals(points: &[(f64, f64)], slope_per_day: f64, buf: &mut Vec<i64>) -> Vec<f64> {
-    let mut r: Vec<f64> = points.iter().map(|(x, y)| y - slope_per_day * x).collect();
+/// y − slope·x), made in `r` in place of the offsets, with `buf` as the median's scratch: two
+/// lists of ten years, not four.
+fn residuals(points: &[(f64, f64)], slope_per_day: f64, r: &mut Vec<f64>, buf: &mut Vec<i64>) {
+    r.clear();
+    r.extend(points.iter().map(|(x, y)| y - slope_per_day * x));
     let intercept = median_into(r.iter().copied(), buf).unwrap_or(0.0);
-    for o in &mut r {
+    for o in r {
         *o -= intercept;
     }
-    r
 }
 
-pub(super) fn residual_scatter(points: &[(f64, f64)], slope_per_day: f64) -> f64 {
-    let mut buf = Vec::new();
-    let r = residuals(points, slope_per_day, &mut buf);
-    let mad = median_mad_in(&r, &mut buf).map_or(0.0, |(_, mad)| mad);
+/// The robust SD of the residuals, made in `r` with `buf` as the medians' scratch.
+pub(super) fn residual_scatter(
+    points: &[(f64, f64)],
+    slope_per_day: f64,
+    r: &mut Vec<f64>,
+    buf: &mut Vec<i64>,
+) -> f64 {
+    residuals(points, slope_per_day, r, buf);
+    let mad = median_mad_in(r, buf).map_or(0.0, |(_, mad)| mad);
     finite_or_zero(MAD_TO_SD * mad)
 }
 
 /// (1 + ρ)/(1 − ρ) for a positive lag-1 autocorrelation ρ of the residuals, capped at 10: the
 /// Kendall variance assumes independent readings, and day-to-day weights are not.
 fn autocorr_factor(points: &[(f64, f64)], slope_per_day: f64) -> f64 {
-    let r = residuals(points, slope_per_day, &mut Vec::new());
+    let mut r = Vec::new();
+    residuals(points, slope_per_day, &mut r, &mut Vec::new());
     if r.len() < 3 {
         return 1.0;
     }

@@ -28,7 +28,7 @@ fn lcg_noise(n: usize, seed: u64, amp: f64) -> Vec<f64> {
 fn local_linear(points: &[(i64, f64, usize)], alpha: f64) -> Vec<SmoothedPoint> {
     let mut out: Vec<SmoothedPoint> =
         points.iter().map(|&(t, value, n)| SmoothedPoint { t, value, trend: 0.0, n }).collect();
-    crate::domain::trends::local_linear(&mut out, alpha);
+    crate::domain::trends::local_linear(&mut out, alpha, &mut Vec::new());
     out
 }
 
@@ -300,6 +300,9 @@ fn recomposition_classes() {
         daily(&(0..56).map(|d| start + per_week / 7.0 * d as f64).collect::<Vec<_>>())
     };
     let p = standard_params(0.05, 0.2, Some(Bounds { min: 1.0, max: 300.0 }));
+    let recomposition = |fat: &[Reading], lean: &[Reading], window: Window, p: &Params, band: f64| {
+        recomposition(analyze(fat, window, p), analyze(lean, window, p), window, band)
+    };
     let cases = [
         (-0.5, 0.3, RecompClass::Recomposition),
         (-0.5, 0.0, RecompClass::FatLoss),
