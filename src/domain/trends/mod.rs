@@ -18,7 +18,9 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
-pub use recomposition::{RECOMP_DESCRIPTION, RECOMP_METHOD, RecompClass, Recomposition, recomposition};
+pub use recomposition::{
+    MassChange, RECOMP_DESCRIPTION, RECOMP_METHOD, RecompClass, Recomposition, recomposition,
+};
 pub use series::{
     Bounds, Params, Reading, RejectReason, Rejected, Scratch, SmoothedPoint, TREND_DESCRIPTION, TREND_METHOD,
     Trend, Verdict, Window, analyze, analyze_in, standard_params,

@@ -40,14 +40,12 @@ impl RecompClass {
     }
 }
 
-/// Fat-mass and lean-mass trends over one window, with the class of their combined change.
+/// How fat mass and lean mass changed over one window, with the class of their combined change.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recomposition {
     pub method: &'static str,
     pub description: &'static str,
     pub window: Window,
-    pub fat: Trend,
-    pub lean: Trend,
     /// Last minus first smoothed trend value.
     pub fat_delta: Option<f64>,
     pub lean_delta: Option<f64>,
@@ -58,6 +56,29 @@ pub struct Recomposition {
     pub n_rejected: usize,
 }
 
+/// What the recomposition reads of one mass's trend: taken as soon as the trend is made, so
+/// that its lists can serve the next analysis (see [`Scratch::recycle`](super::Scratch::recycle)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MassChange {
+    /// Last minus first smoothed trend value.
+    pub delta: Option<f64>,
+    /// The trend had enough data for a verdict.
+    pub enough: bool,
+    pub n_used: usize,
+    pub n_rejected: usize,
+}
+
+impl MassChange {
+    pub fn of(t: &Trend) -> MassChange {
+        MassChange {
+            delta: smoothed_delta(t),
+            enough: t.verdict != Verdict::NotEnoughData,
+            n_used: t.n_used,
+            n_rejected: t.n_rejected,
+        }
+    }
+}
+
 pub const RECOMP_METHOD: &str = "trend-delta";
 pub const RECOMP_DESCRIPTION: &str = "Fat mass and lean mass are each filtered and smoothed as in \
 the trend analysis; the delta is the last minus the first smoothed value in the window. A delta \
@@ -66,13 +87,12 @@ within ±band (bioimpedance noise) counts as unchanged.";
 /// Classifies the change of fat mass and lean mass over `window` from their trends (each from
 /// [`analyze`](super::analyze) over that window). `band` is the noise band in the masses' unit
 /// (e.g. 0.5 kg); negative or non-finite means 0.
-pub fn recomposition(fat: Trend, lean: Trend, window: Window, band: f64) -> Recomposition {
+pub fn recomposition(fat: MassChange, lean: MassChange, window: Window, band: f64) -> Recomposition {
     let band = if band.is_finite() && band > 0.0 { band } else { 0.0 };
-    let fat_delta = smoothed_delta(&fat);
-    let lean_delta = smoothed_delta(&lean);
-    let enough = fat.verdict != Verdict::NotEnoughData && lean.verdict != Verdict::NotEnoughData;
-    let class = match (fat_delta, lean_delta) {
-        (Some(f), Some(l)) if enough => classify_recomp(direction(f, band), direction(l, band)),
+    let class = match (fat.delta, lean.delta) {
+        (Some(f), Some(l)) if fat.enough && lean.enough => {
+            classify_recomp(direction(f, band), direction(l, band))
+        }
         _ => RecompClass::NotEnoughData,
     };
     Recomposition {
@@ -81,10 +101,8 @@ pub fn recomposition(fat: Trend, lean: Trend, window: Window, band: f64) -> Reco
         window,
         n_used: fat.n_used + lean.n_used,
         n_rejected: fat.n_rejected + lean.n_rejected,
-        fat,
-        lean,
-        fat_delta,
-        lean_delta,
+        fat_delta: fat.delta,
+        lean_delta: lean.delta,
         band,
         class,
     }

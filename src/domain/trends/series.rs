@@ -219,12 +219,21 @@ pub struct Scratch {
     sums: Vec<Sums>,
     /// The Theil–Sen points: (days, value).
     points: Vec<(f64, f64)>,
+    /// A trend line handed back ([`Scratch::recycle`]), made into the next one.
+    smoothed: Vec<SmoothedPoint>,
+}
+
+impl Scratch {
+    /// Takes back the lists of a trend no longer needed, for the next analysis to fill.
+    pub fn recycle(&mut self, trend: Trend) {
+        self.smoothed = trend.smoothed;
+    }
 }
 
 /// [`analyze`], with its working lists in `scratch`.
 pub fn analyze_in(readings: &[Reading], window: Window, params: &Params, scratch: &mut Scratch) -> Trend {
     let p = sanitize(params);
-    let Scratch { kept, values, keys, keep, sums, points } = scratch;
+    let Scratch { kept, values, keys, keep, sums, points, smoothed } = scratch;
     let mut rejected = Vec::new();
     // One list of readings, filtered in place at each step: every list of ten years is 320 KB
     // that the static binary's allocator maps afresh and faults in page by page.
@@ -262,7 +271,8 @@ pub fn analyze_in(readings: &[Reading], window: Window, params: &Params, scratch
     kept.retain(|_| keep.next().copied().unwrap_or(false));
     crate::sort::by(&mut rejected, cmp_rejected);
 
-    let mut smoothed = merge_same_time(kept);
+    let mut smoothed = std::mem::take(smoothed);
+    merge_same_time(kept, &mut smoothed);
     local_linear(&mut smoothed, p.alpha, sums);
     let first_t = kept.first().map(|r| r.t);
     let last_t = kept.last().map(|r| r.t);
@@ -644,9 +654,11 @@ fn middle(n: usize, at: impl Fn(usize) -> Option<f64>) -> Option<f64> {
 
 /// Readings sharing a timestamp (two devices, one weigh-in) become their mean (weighted by their
 /// count in the trend), so the slope has no vertical pairs. The points of the trend line, whose
-/// level [`local_linear`] fills in: room for one a reading, as one a reading is the rule.
-fn merge_same_time(sorted: &[Reading]) -> Vec<SmoothedPoint> {
-    let mut out: Vec<SmoothedPoint> = Vec::with_capacity(sorted.len());
+/// level [`local_linear`] fills in, in `out` (emptied first): room for one a reading, as one a
+/// reading is the rule.
+fn merge_same_time(sorted: &[Reading], out: &mut Vec<SmoothedPoint>) {
+    out.clear();
+    out.reserve(sorted.len());
     let mut sum = 0.0;
     for r in sorted {
         match out.last_mut() {
@@ -661,7 +673,6 @@ fn merge_same_time(sorted: &[Reading]) -> Vec<SmoothedPoint> {
             }
         }
     }
-    out
 }
 
 /// Sorts readings by time, then value. They usually come in time order (or its reverse), and

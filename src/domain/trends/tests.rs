@@ -301,7 +301,8 @@ fn recomposition_classes() {
     };
     let p = standard_params(0.05, 0.2, Some(Bounds { min: 1.0, max: 300.0 }));
     let recomposition = |fat: &[Reading], lean: &[Reading], window: Window, p: &Params, band: f64| {
-        recomposition(analyze(fat, window, p), analyze(lean, window, p), window, band)
+        let change = |readings: &[Reading]| MassChange::of(&analyze(readings, window, p));
+        recomposition(change(fat), change(lean), window, band)
     };
     let cases = [
         (-0.5, 0.3, RecompClass::Recomposition),
