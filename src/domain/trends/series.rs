@@ -211,7 +211,7 @@ pub struct Scratch {
     kept: Vec<Reading>,
     /// Their values while outliers are sought, then the residuals around the slope.
     values: Vec<f64>,
-    /// Medians' scratch.
+    /// Medians' scratch, and the pairwise slopes.
     keys: Vec<i64>,
     /// Which readings are not outliers.
     keep: Vec<bool>,
@@ -282,7 +282,7 @@ pub fn analyze_in(readings: &[Reading], window: Window, params: &Params, scratch
     };
     points.clear();
     points.extend(smoothed.iter().map(|s| (days_between(first_t.unwrap_or(s.t), s.t), s.value)));
-    let slope = theil_sen(points, p.max_slope_points);
+    let slope = theil_sen(points, p.max_slope_points, keys);
     let scatter = slope.as_ref().map(|s| residual_scatter(points, s.per_week / 7.0, values, keys));
     let change = slope.as_ref().map(|s| finite_or_zero(s.per_week * span_days / 7.0));
     let (verdict, reason) = decide(kept, span_days, slope.as_ref(), scatter, &p);

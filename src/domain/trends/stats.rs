@@ -25,7 +25,8 @@ pub struct Slope {
 /// C = z·sqrt(n(n−1)(2n+5)/18 · f), lower = slope of rank (N−C)/2, upper = rank (N+C)/2 + 1,
 /// where f ≥ 1 inflates the variance for lag-1 autocorrelation of the residuals.
 /// More than `max_points` points are thinned to an evenly spaced subsample (deterministic).
-pub fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
+/// `keys` is a working list.
+pub fn theil_sen(points: &[(f64, f64)], max_points: usize, keys: &mut Vec<i64>) -> Option<Slope> {
     let finite = |(x, y): &(f64, f64)| x.is_finite() && y.is_finite();
     let cmp = |a: &(f64, f64), b: &(f64, f64)| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1));
     // A trend's points come finite and in order: they are thinned where they are, without a
@@ -50,7 +51,7 @@ pub fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
     // The ranks asked for lie in the middle, within the widest interval any autocorrelation
     // factor can give: only the slopes there are kept (see `band`); when a guess of that
     // stretch misses, all of them.
-    if let Some(Ok(slope)) = band(pts).map(|b| fit(pts, subsampled, b)) {
+    if let Some(Ok(slope)) = band(pts, keys).map(|b| fit(pts, subsampled, b)) {
         return slope;
     }
     fit(pts, subsampled, every_slope(pts)).ok().flatten()
@@ -145,8 +146,11 @@ const BAND_MARGIN: f64 = 0.02;
 /// between two bounds read off a sample of one slope in 32. For a thousand points, a sixth of
 /// the half million slopes, where writing and selecting among all of them was two thirds of a
 /// ten-year trend's analysis and 4 MB of fresh memory a series. `None` for few points. Whether
-/// the bounds hold is known only from the ranks asked (see [`Ranks::kth`]).
-fn band(pts: &[(f64, f64)]) -> Option<Slopes> {
+/// the bounds hold is known only from the ranks asked (see [`Ranks::kth`]). The sample is made in
+/// `sample`, the caller's list: made afresh, it was 0.1 MB of new pages an analysis (the static
+/// binary's allocator unmaps freed blocks over 128 KB). The band's own list stays fresh: a
+/// reused one would have to be zeroed first, as many instructions as the pages it saves cost.
+fn band(pts: &[(f64, f64)], sample: &mut Vec<i64>) -> Option<Slopes> {
     let pairs = pts.len().saturating_mul(pts.len().saturating_sub(1)) / 2;
     if pairs < BAND_MIN_PAIRS {
         return None;
@@ -157,7 +161,8 @@ fn band(pts: &[(f64, f64)]) -> Option<Slopes> {
     if half >= 0.5 {
         return None;
     }
-    let mut sample = Vec::with_capacity(pairs / BAND_STRIDE + pts.len());
+    sample.clear();
+    sample.reserve(pairs / BAND_STRIDE + pts.len());
     pair_slopes::<BAND_STRIDE>(pts, |k| sample.push(k));
     let last = sample.len().checked_sub(1)?;
     let at = |q: f64| ((q * last as f64) as usize).min(last);
@@ -434,7 +439,7 @@ mod tests {
         let mut answered = 0;
         for (i, pts) in series.iter().enumerate() {
             let want = fit(pts, false, every_slope(pts)).unwrap().unwrap();
-            let band = band(pts).unwrap();
+            let band = band(pts, &mut Vec::new()).unwrap();
             assert!(band.v.len() < band.total / 3, "{i}: {} of {}", band.v.len(), band.total);
             if let Ok(got) = fit(pts, false, band) {
                 assert_eq!(format!("{:?}", got.unwrap()), format!("{want:?}"), "{i}");
@@ -446,7 +451,7 @@ mod tests {
         let pts = &series[0];
         assert!(fit(pts, false, between(pts, key(-1e9), key(-1.0), 0)).is_err());
         assert!(fit(pts, false, between(pts, key(1.0), key(1e9), 0)).is_err());
-        assert!(band(&series[0][..300]).is_none(), "few points keep every slope");
+        assert!(band(&series[0][..300], &mut Vec::new()).is_none(), "few points keep every slope");
     }
 
     /// Days between two instants, in 64 bits or (past its range) 128, as the wide difference.

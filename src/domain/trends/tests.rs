@@ -24,6 +24,10 @@ fn lcg_noise(n: usize, seed: u64, amp: f64) -> Vec<f64> {
         .collect()
 }
 
+fn theil_sen(points: &[(f64, f64)], max_points: usize) -> Option<Slope> {
+    crate::domain::trends::theil_sen(points, max_points, &mut Vec::new())
+}
+
 /// The trend line through `(t, value, n)` points.
 fn local_linear(points: &[(i64, f64, usize)], alpha: f64) -> Vec<SmoothedPoint> {
     let mut out: Vec<SmoothedPoint> =
