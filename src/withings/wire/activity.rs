@@ -98,7 +98,7 @@ pub const ACTIVITY_KEYS: &[&str] = &[
 
 impl Row for ActivityWire {
     fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
-        answer.body(endpoint)
+        answer.page(endpoint)
     }
     type Kept = ActivityDay;
     fn keep(self) -> ActivityDay {

@@ -62,7 +62,7 @@ struct BloodPressureWire {
 
 impl Row for HeartWire {
     fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
-        answer.body(endpoint)
+        answer.page(endpoint)
     }
     type Kept = HeartRecord;
     fn keep(self) -> HeartRecord {

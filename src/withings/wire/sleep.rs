@@ -59,7 +59,7 @@ pub const NIGHT_KEYS: &[&str] = &[
 
 impl Row for NightWire {
     fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
-        answer.body(endpoint)
+        answer.page(endpoint)
     }
     type Kept = SleepNight;
     fn keep(self) -> SleepNight {
@@ -122,7 +122,7 @@ pub const SEGMENT_KEYS: &[&str] = &["startdate", "enddate", "state", "model", "m
 
 impl Row for SegmentWire {
     fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
-        answer.body(endpoint)
+        answer.page(endpoint)
     }
     type Kept = SleepSegment;
     fn keep(self) -> SleepSegment {

@@ -53,7 +53,7 @@ pub const WORKOUT_KEYS: &[&str] = &[
 
 impl Row for WorkoutWire {
     fn page(answer: &super::Answer, endpoint: &str) -> crate::Result<super::PageBody<Self>> {
-        answer.body(endpoint)
+        answer.page(endpoint)
     }
     type Kept = Workout;
     fn keep(self) -> Workout {
