@@ -68,11 +68,7 @@ const PIECE: usize = 64 * 1024;
 
 /// The pretty text of `compact` into `out`, handed to `spill` (which empties it) whenever it
 /// holds a [`PIECE`], if there is a `spill`.
-fn reindent_into(
-    compact: &str,
-    out: &mut String,
-    mut spill: Option<Spill<'_>>,
-) -> std::io::Result<()> {
+fn reindent_into(compact: &str, out: &mut String, mut spill: Option<Spill<'_>>) -> std::io::Result<()> {
     let b = compact.as_bytes();
     // The text up to `to` not yet copied starts at `run`; every piece ends at an ASCII byte.
     let copy =

@@ -164,7 +164,7 @@ mod tests {
     use crate::domain::privacy::PrivacyMode;
     use crate::domain::time::Zone;
     use crate::store::config::Env;
-    use crate::tools::records::trees as records;
+    use crate::tools::records::{parsed, records};
     use crate::withings::wire::{Answer, PageBody};
 
     fn days(text: &str) -> Vec<ActivityDay> {
@@ -235,10 +235,19 @@ mod tests {
         let list = |mode| {
             let all = |_: &ActivityOut| true;
             let mut zones = Zones::new(Zone::utc());
-            records::<ActivityOut>(&Env::default(), "", &rows, None, &mut zones, mode, Units::Metric, &all)
-                .unwrap()
-                .remove(0)
-                .0
+            parsed(records::<ActivityOut>(
+                &Env::default(),
+                "",
+                &rows,
+                None,
+                &mut zones,
+                mode,
+                Units::Metric,
+                &all,
+            ))
+            .unwrap()
+            .remove(0)
+            .0
         };
         let s = list(PrivacyMode::Structured);
         let keys: Vec<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();

@@ -129,7 +129,7 @@ mod tests {
     use crate::domain::privacy::PrivacyMode;
     use crate::domain::time::Zone;
     use crate::store::config::Env;
-    use crate::tools::records::trees as records;
+    use crate::tools::records::{parsed, records};
     use crate::withings::wire::{Answer, PageBody};
 
     fn rows(text: &str) -> Vec<HeartRecord> {
@@ -214,7 +214,7 @@ mod tests {
         let rows = vec![row.to_string().into_boxed_str()];
         let mut zones = Zones::new(Zone::utc());
         let all = |_: &HeartOut| true;
-        let (v, line) = records::<HeartOut>(
+        let (v, line) = parsed(records::<HeartOut>(
             &Env::default(),
             "",
             &rows,
@@ -223,7 +223,7 @@ mod tests {
             PrivacyMode::Structured,
             Units::Metric,
             &all,
-        )
+        ))
         .unwrap()
         .remove(0);
         assert_eq!(
@@ -240,7 +240,7 @@ mod tests {
         let rows = vec![row.to_string().into_boxed_str()];
         let mut zones = Zones::new(Zone::utc());
         let all = |_: &HeartOut| true;
-        let (s, _) = records::<HeartOut>(
+        let (s, _) = parsed(records::<HeartOut>(
             &Env::default(),
             "",
             &rows,
@@ -249,7 +249,7 @@ mod tests {
             PrivacyMode::Summary,
             Units::Metric,
             &all,
-        )
+        ))
         .unwrap()
         .remove(0);
         assert_eq!(s["type"], "ecg_blood_pressure");

@@ -433,7 +433,7 @@ mod tests {
     use crate::domain::privacy::PrivacyMode;
     use crate::domain::time::Zone;
     use crate::store::config::Env;
-    use crate::tools::records::trees as records;
+    use crate::tools::records::{parsed, records};
 
     fn groups(fixture: &str) -> Vec<MeasureGroup> {
         let v: Value = serde_json::from_str(fixture).unwrap();
@@ -448,7 +448,7 @@ mod tests {
     fn view(row: Value, mode: PrivacyMode, zones: &mut Zones) -> (Value, String) {
         let rows = vec![row.to_string().into_boxed_str()];
         let all = |_: &GroupOut| true;
-        records::<GroupOut>(&Env::default(), "", &rows, None, zones, mode, Units::Metric, &all)
+        parsed(records::<GroupOut>(&Env::default(), "", &rows, None, zones, mode, Units::Metric, &all))
             .unwrap()
             .remove(0)
     }
@@ -606,7 +606,7 @@ mod tests {
         let mut zones = Zones::new(Zone::utc());
         zones.insert(Zone::fixed(7200).renamed("Somewhere/East"));
         let all = |_: &GroupOut| true;
-        let (j, _) = records::<GroupOut>(
+        let (j, _) = parsed(records::<GroupOut>(
             &Env::default(),
             "",
             &rows,
@@ -615,7 +615,7 @@ mod tests {
             PrivacyMode::Structured,
             Units::Metric,
             &all,
-        )
+        ))
         .unwrap()
         .remove(0);
         assert_eq!(

@@ -123,21 +123,10 @@ pub fn records<L: Listed>(
     Ok(out)
 }
 
-/// [`records`] with each record parsed back: what the tests look into.
+/// The records of [`records`] parsed back: what the tests look into.
 #[cfg(test)]
-#[allow(clippy::too_many_arguments)]
-pub fn trees<L: Listed>(
-    env: &Env,
-    endpoint: &str,
-    rows: &[Box<str>],
-    body_zone: Option<&str>,
-    zones: &mut Zones,
-    privacy: PrivacyMode,
-    units: Units,
-    keep: &dyn Fn(&L) -> bool,
-) -> Result<Vec<(Value, String)>> {
-    let texts = records::<L>(env, endpoint, rows, body_zone, zones, privacy, units, keep)?;
-    Ok(texts.into_iter().map(|(t, line)| (serde_json::from_str(&t).unwrap(), line)).collect())
+pub fn parsed(records: Result<Vec<(String, String)>>) -> Result<Vec<(Value, String)>> {
+    Ok(records?.into_iter().map(|(t, line)| (serde_json::from_str(&t).unwrap(), line)).collect())
 }
 
 /// A structured record as its own text, written straight from the record when its row passes
@@ -303,7 +292,7 @@ mod tests {
         let view = |mode| {
             let rows = vec![raw.clone()];
             let mut zones = Zones::new(Zone::utc());
-            trees::<NightOut>(
+            parsed(records::<NightOut>(
                 &env,
                 "/v2/sleep getsummary",
                 &rows,
@@ -312,7 +301,7 @@ mod tests {
                 mode,
                 Units::Metric,
                 &|_| true,
-            )
+            ))
             .unwrap()
             .remove(0)
         };
@@ -334,7 +323,7 @@ mod tests {
         let bare = vec![Box::from(r#"{"id":2,"data":[]}"#)];
         let mut zones = Zones::new(Zone::utc());
         let all = |_: &NightOut| true;
-        let (v, _) = trees::<NightOut>(
+        let (v, _) = parsed(records::<NightOut>(
             &env,
             "",
             &bare,
@@ -343,7 +332,7 @@ mod tests {
             PrivacyMode::Structured,
             Units::Metric,
             &all,
-        )
+        ))
         .unwrap()
         .remove(0);
         assert_eq!(v, json!({"id": 2, "timezone": "UTC", "data": {}}));
@@ -353,7 +342,7 @@ mod tests {
     fn a_row_of_the_wrong_shape_names_the_endpoint() {
         let rows = vec![Box::from("\"a night\"")];
         let mut zones = Zones::new(Zone::utc());
-        let err = trees::<NightOut>(
+        let err = parsed(records::<NightOut>(
             &Env::default(),
             "/v2/sleep getsummary",
             &rows,
@@ -362,7 +351,7 @@ mod tests {
             PrivacyMode::Structured,
             Units::Metric,
             &|_| true,
-        )
+        ))
         .unwrap_err();
         assert!(err.to_string().contains("/v2/sleep getsummary"), "{err}");
     }

@@ -197,7 +197,7 @@ mod tests {
     use crate::domain::privacy::PrivacyMode;
     use crate::domain::time::Zone;
     use crate::store::config::Env;
-    use crate::tools::records::trees as records;
+    use crate::tools::records::{parsed, records};
     use crate::withings::wire::{Answer, PageBody};
 
     fn zones() -> Zones {
@@ -294,7 +294,7 @@ mod tests {
         let rows = vec![row.to_string().into_boxed_str()];
         let view = |mode| {
             let mut z = zones();
-            records::<WorkoutOut>(
+            parsed(records::<WorkoutOut>(
                 &Env::default(),
                 "/v2/measure getworkouts",
                 &rows,
@@ -303,7 +303,7 @@ mod tests {
                 mode,
                 Units::Metric,
                 &|_| true,
-            )
+            ))
             .unwrap()
             .remove(0)
             .0
