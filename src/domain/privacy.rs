@@ -284,11 +284,14 @@ pub fn summary_keys(domain: Domain) -> &'static [&'static str] {
 /// Keys summary mode keeps inside each measure of a measure group.
 const SUMMARY_MEASURE_KEYS: &[&str] = &["name", "value", "unit", "position_name", "classification"];
 
-/// The summary view of a structured record (see [`summary_keys`]).
-pub fn summary_view(domain: Domain, structured: &Value) -> Value {
-    let Some(obj) = structured.as_object() else { return structured.clone() };
-    let mut out: Map<String, Value> =
-        summary_keys(domain).iter().filter_map(|k| Some(((*k).to_string(), obj.get(*k)?.clone()))).collect();
+/// The summary view of a structured record (see [`summary_keys`]), its values taken from it,
+/// not copied (a measure group's measures, say).
+pub fn summary_view(domain: Domain, mut structured: Value) -> Value {
+    let Some(obj) = structured.as_object_mut() else { return structured };
+    let mut out: Map<String, Value> = summary_keys(domain)
+        .iter()
+        .filter_map(|k| Some(((*k).to_string(), obj.get_mut(*k)?.take())))
+        .collect();
     if domain == Domain::Measures
         && let Some(Value::Array(measures)) = out.get_mut("measures")
     {
@@ -432,8 +435,8 @@ mod tests {
     fn summaries_keep_only_listed_keys() {
         // Every domain's summary keeps only listed keys, and tolerates non-objects.
         for d in [Domain::Activity, Domain::SleepSummary, Domain::SleepDetail] {
-            assert_eq!(summary_view(d, &json!({"zzz": 1})), json!({}));
+            assert_eq!(summary_view(d, json!({"zzz": 1})), json!({}));
         }
-        assert_eq!(summary_view(Domain::Heart, &json!([1])), json!([1]));
+        assert_eq!(summary_view(Domain::Heart, json!([1])), json!([1]));
     }
 }

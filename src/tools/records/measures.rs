@@ -182,7 +182,12 @@ impl MeasureOut {
 
 /// `name` with its underscores as spaces, at the end of `out`.
 fn spaced(out: &mut String, name: &str) {
-    out.extend(name.chars().map(|c| if c == '_' { ' ' } else { c }));
+    for (i, word) in name.split('_').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
 }
 
 /// A getmeas group read whole for the list tools: every field Withings documents, and the

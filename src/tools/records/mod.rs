@@ -192,7 +192,7 @@ fn privacy_view(
             }
             (ours, _) => ours,
         },
-        PrivacyMode::Summary => privacy::summary_view(shape.domain, &ours),
+        PrivacyMode::Summary => privacy::summary_view(shape.domain, ours),
     };
     privacy::strip_sensitive_with(&mut v, keys);
     Ok(crate::value::text(&v))
