@@ -359,15 +359,17 @@ fn recomposition(
     scratch: &mut trends::Scratch,
 ) -> RecompositionOut {
     let params = trends::standard_params(0.1, 0.3, Some(Bounds { min: 1.0, max: 300.0 }));
-    // One list of readings, the fat mass's, then the lean mass's (0.3 MB for ten years).
-    let mut readings = Vec::new();
+    // The readings, the fat mass's, then the lean mass's, are read into the list the analysis
+    // before kept (0.3 MB for ten years).
+    let mut readings = scratch.take_list();
     measure_readings(groups, 8, &mut readings);
-    let fat = trends::analyze_in(&readings, window, &params, scratch);
+    let fat = trends::analyze_list(readings, window, &params, scratch);
     let fat_change = trends::MassChange::of(&fat);
     // The fat mass's trend line is made into the lean mass's (0.6 MB for ten years).
     scratch.recycle(fat);
+    let mut readings = scratch.take_list();
     measure_readings(groups, 5, &mut readings);
-    let lean = trends::MassChange::of(&trends::analyze_in(&readings, window, &params, scratch));
+    let lean = trends::MassChange::of(&trends::analyze_list(readings, window, &params, scratch));
     let r = trends::recomposition(fat_change, lean, window, 0.3);
     let known = r.class != trends::RecompClass::NotEnoughData;
     let kg = |v: f64| display_value(v, "kg", units, 1);

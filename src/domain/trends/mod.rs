@@ -23,7 +23,7 @@ pub use recomposition::{
 };
 pub use series::{
     Bounds, Params, Reading, RejectReason, Rejected, Scratch, SmoothedPoint, TREND_DESCRIPTION, TREND_METHOD,
-    Trend, Verdict, Window, analyze, analyze_in, standard_params,
+    Trend, Verdict, Window, analyze, analyze_in, analyze_list, standard_params,
 };
 pub use sleep::{
     Night, SRI_DESCRIPTION, SRI_MAX_DAYS, SRI_METHOD, SleepSegment, Sri, TIMING_DESCRIPTION, TIMING_METHOD,

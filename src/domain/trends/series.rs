@@ -224,6 +224,14 @@ pub struct Scratch {
 }
 
 impl Scratch {
+    /// The list of readings the last analysis kept, emptied, for the next one's readings (see
+    /// [`analyze_list`]).
+    pub fn take_list(&mut self) -> Vec<Reading> {
+        let mut list = std::mem::take(&mut self.kept);
+        list.clear();
+        list
+    }
+
     /// Takes back the lists of a trend no longer needed, for the next analysis to fill.
     pub fn recycle(&mut self, trend: Trend) {
         self.smoothed = trend.smoothed;
@@ -232,23 +240,32 @@ impl Scratch {
 
 /// [`analyze`], with its working lists in `scratch`.
 pub fn analyze_in(readings: &[Reading], window: Window, params: &Params, scratch: &mut Scratch) -> Trend {
+    let mut list = scratch.take_list();
+    list.extend_from_slice(readings);
+    analyze_list(list, window, params, scratch)
+}
+
+/// [`analyze_in`] of the readings in `list`, a list of the scratch's ([`Scratch::take_list`])
+/// that the caller read them into: no list of their own is made (0.3 MB for ten years).
+pub fn analyze_list(mut list: Vec<Reading>, window: Window, params: &Params, scratch: &mut Scratch) -> Trend {
     let p = sanitize(params);
-    let Scratch { kept, values, keys, keep, sums, points, smoothed } = scratch;
+    let n_input = list.len();
     let mut rejected = Vec::new();
     // One list of readings, filtered in place at each step: every list of ten years is 320 KB
     // that the static binary's allocator maps afresh and faults in page by page.
-    kept.clear();
-    kept.reserve(readings.len());
     let mut n_outside_window = 0;
-    for r in readings {
+    list.retain(|r| {
         if r.t < window.start || r.t > window.end {
             n_outside_window += 1;
         } else if !r.value.is_finite() {
             rejected.push(reject(r.t, None, RejectReason::NonFinite));
         } else {
-            kept.push(*r);
+            return true;
         }
-    }
+        false
+    });
+    scratch.kept = list;
+    let Scratch { kept, values, keys, keep, sums, points, smoothed } = scratch;
     sort_readings(kept);
 
     let mut last: Option<Reading> = None;
@@ -294,7 +311,7 @@ pub fn analyze_in(readings: &[Reading], window: Window, params: &Params, scratch
         first_t,
         last_t,
         span_days,
-        n_input: readings.len(),
+        n_input,
         n_outside_window,
         n_used: kept.len(),
         n_rejected: rejected.len(),
