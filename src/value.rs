@@ -37,8 +37,8 @@ pub fn pretty(value: &Value) -> String {
 /// `to_string_pretty` writes for the same value: the one pretty writer, for trees (through
 /// [`text`]) and for answers written straight to text ([`Json::Text`]). The text is copied in
 /// runs, from one structural byte to the next, strings passed over whole: for a thousand listed
-/// records (2 MB of pretty text), 41 M instructions where serde_json's pretty formatter over
-/// their tree took 63 M, and no tree to build.
+/// records (2 MB of pretty text), 41 M instructions where a pretty formatter over their tree
+/// took 63 M, and no tree to build.
 pub fn reindent(compact: &str) -> String {
     let mut out = String::with_capacity(compact.len() * 3);
     // Nothing to write to: the text is all made in `out`.
@@ -115,7 +115,7 @@ fn reindent_into(compact: &str, out: &mut String, mut spill: Option<Spill<'_>>) 
 }
 
 /// The end of the string whose text starts at `from` (after its quote): past its closing quote.
-pub(crate) fn string_end(b: &[u8], mut from: usize) -> usize {
+fn string_end(b: &[u8], mut from: usize) -> usize {
     loop {
         match b.get(from..).and_then(|rest| rest.iter().position(|x| matches!(x, b'"' | b'\\'))) {
             Some(n) if b.get(from + n) == Some(&b'\\') => from += n + 2,
